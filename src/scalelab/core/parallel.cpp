@@ -1,0 +1,16 @@
+#include "scalelab/core/parallel.hpp"
+
+#include <omp.h>
+
+#include "scalelab/core/error.hpp"
+
+namespace scalelab {
+
+int num_threads() { return omp_get_max_threads(); }
+
+void set_num_threads(int n) {
+  SL_CHECK(n >= 1, "threads = ", n, " is not allowed: use an integer >= 1");
+  omp_set_num_threads(n);
+}
+
+}  // namespace scalelab
