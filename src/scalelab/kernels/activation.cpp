@@ -1,0 +1,63 @@
+#include "scalelab/kernels/activation.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "scalelab/core/parallel.hpp"
+
+namespace scalelab {
+namespace {
+
+template <class T>
+T act_value(Activation act, T x) {
+  if (act == Activation::relu) return x > T(0) ? x : T(0);
+  return T(0.5) * x * (T(1) + std::erf(x * T(M_SQRT1_2)));
+}
+
+template <class T>
+T act_derivative(Activation act, T x) {
+  if (act == Activation::relu) return x > T(0) ? T(1) : T(0);
+  const T cdf = T(0.5) * (T(1) + std::erf(x * T(M_SQRT1_2)));
+  const T pdf = std::exp(T(-0.5) * x * x) * T(0.5 * M_2_SQRTPI * M_SQRT1_2);  // 1/sqrt(2 pi)
+  return cdf + x * pdf;
+}
+
+constexpr int64_t kChunk = 4096;  // elements per parallel task
+
+template <class Fn>
+void chunked(int64_t n, Fn&& fn) {
+  parallel_for((n + kChunk - 1) / kChunk, [&](int64_t c) {
+    const int64_t end = std::min(n, (c + 1) * kChunk);
+    for (int64_t i = c * kChunk; i < end; ++i) fn(i);
+  });
+}
+
+}  // namespace
+
+template <class T>
+void activation_forward(Activation act, const T* x, T* y, int64_t n) {
+  chunked(n, [&](int64_t i) { y[i] = act_value(act, x[i]); });
+}
+template <class T>
+void activation_backward(Activation act, const T* x, const T* dy, T* dx, int64_t n) {
+  chunked(n, [&](int64_t i) { dx[i] = dy[i] * act_derivative(act, x[i]); });
+}
+template <class T>
+void activation_forward_ref(Activation act, const T* x, T* y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) y[i] = act_value(act, x[i]);
+}
+template <class T>
+void activation_backward_ref(Activation act, const T* x, const T* dy, T* dx, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) dx[i] = dy[i] * act_derivative(act, x[i]);
+}
+
+#define SL_INSTANTIATE(T)                                                                 \
+  template void activation_forward<T>(Activation, const T*, T*, int64_t);                 \
+  template void activation_backward<T>(Activation, const T*, const T*, T*, int64_t);      \
+  template void activation_forward_ref<T>(Activation, const T*, T*, int64_t);             \
+  template void activation_backward_ref<T>(Activation, const T*, const T*, T*, int64_t);
+SL_INSTANTIATE(float)
+SL_INSTANTIATE(double)
+#undef SL_INSTANTIATE
+
+}  // namespace scalelab

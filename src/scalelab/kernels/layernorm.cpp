@@ -1,0 +1,114 @@
+#include "scalelab/kernels/layernorm.hpp"
+
+#include <cmath>
+#include <vector>
+
+#include <omp.h>
+
+#include "scalelab/core/parallel.hpp"
+
+namespace scalelab {
+namespace {
+
+// Statistics are accumulated in double whatever T is: cheap, and keeps f32 rows of large mean
+// from losing the variance to cancellation.
+template <class T>
+void layernorm_row(const NormShape& s, const T* x, const T* gamma, const T* beta, T* y, T* mean,
+                   T* rstd) {
+  double sum = 0, sum_sq = 0;
+  for (int64_t j = 0; j < s.cols; ++j) sum += x[j];
+  const double mu = sum / s.cols;
+  for (int64_t j = 0; j < s.cols; ++j) sum_sq += (x[j] - mu) * (x[j] - mu);
+  const double r = 1.0 / std::sqrt(sum_sq / s.cols + s.eps);
+  for (int64_t j = 0; j < s.cols; ++j) y[j] = static_cast<T>((x[j] - mu) * r) * gamma[j] + beta[j];
+  *mean = static_cast<T>(mu);
+  *rstd = static_cast<T>(r);
+}
+
+// dx for one row; dgamma/dbeta contributions go to the given row-private accumulators.
+template <class T>
+void layernorm_backward_row(const NormShape& s, const T* dy, const T* x, const T* gamma, T mean,
+                            T rstd, T* dx, T* dgamma, T* dbeta) {
+  double mean_g = 0, mean_g_xhat = 0;  // mean(g), mean(g * xhat) with g = dy * gamma
+  for (int64_t j = 0; j < s.cols; ++j) {
+    const double xhat = (x[j] - mean) * rstd;
+    const double g = static_cast<double>(dy[j]) * gamma[j];
+    mean_g += g;
+    mean_g_xhat += g * xhat;
+    dgamma[j] += dy[j] * static_cast<T>(xhat);
+    dbeta[j] += dy[j];
+  }
+  mean_g /= s.cols;
+  mean_g_xhat /= s.cols;
+  for (int64_t j = 0; j < s.cols; ++j) {
+    const double xhat = (x[j] - mean) * rstd;
+    const double g = static_cast<double>(dy[j]) * gamma[j];
+    dx[j] = static_cast<T>(rstd * (g - mean_g - xhat * mean_g_xhat));
+  }
+}
+
+}  // namespace
+
+template <class T>
+void layernorm_forward(const NormShape& s, const T* x, const T* gamma, const T* beta, T* y, T* mean,
+                       T* rstd) {
+  parallel_for(s.rows, [&](int64_t r) {
+    layernorm_row(s, x + r * s.cols, gamma, beta, y + r * s.cols, mean + r, rstd + r);
+  });
+}
+
+// Rows run in parallel; each thread sums dgamma/dbeta into its own buffer, reduced at the end in
+// thread order (deterministic for a fixed thread count).
+template <class T>
+void layernorm_backward(const NormShape& s, const T* dy, const T* x, const T* gamma, const T* mean,
+                        const T* rstd, T* dx, T* dgamma, T* dbeta) {
+  const int threads = num_threads();
+  std::vector<T> partial(static_cast<size_t>(threads) * 2 * s.cols, T(0));
+#pragma omp parallel num_threads(threads)
+  {
+    const int t = omp_get_thread_num();
+    T* my_dgamma = partial.data() + static_cast<size_t>(t) * 2 * s.cols;
+    T* my_dbeta = my_dgamma + s.cols;
+#pragma omp for schedule(static)
+    for (int64_t r = 0; r < s.rows; ++r) {
+      layernorm_backward_row(s, dy + r * s.cols, x + r * s.cols, gamma, mean[r], rstd[r],
+                             dx + r * s.cols, my_dgamma, my_dbeta);
+    }
+  }
+  for (int t = 0; t < threads; ++t) {
+    const T* pg = partial.data() + static_cast<size_t>(t) * 2 * s.cols;
+    for (int64_t j = 0; j < s.cols; ++j) {
+      dgamma[j] += pg[j];
+      dbeta[j] += pg[s.cols + j];
+    }
+  }
+}
+
+template <class T>
+void layernorm_forward_ref(const NormShape& s, const T* x, const T* gamma, const T* beta, T* y,
+                           T* mean, T* rstd) {
+  for (int64_t r = 0; r < s.rows; ++r)
+    layernorm_row(s, x + r * s.cols, gamma, beta, y + r * s.cols, mean + r, rstd + r);
+}
+
+template <class T>
+void layernorm_backward_ref(const NormShape& s, const T* dy, const T* x, const T* gamma,
+                            const T* mean, const T* rstd, T* dx, T* dgamma, T* dbeta) {
+  for (int64_t r = 0; r < s.rows; ++r)
+    layernorm_backward_row(s, dy + r * s.cols, x + r * s.cols, gamma, mean[r], rstd[r],
+                           dx + r * s.cols, dgamma, dbeta);
+}
+
+#define SL_INSTANTIATE(T)                                                                       \
+  template void layernorm_forward<T>(const NormShape&, const T*, const T*, const T*, T*, T*, T*); \
+  template void layernorm_backward<T>(const NormShape&, const T*, const T*, const T*, const T*, \
+                                      const T*, T*, T*, T*);                                    \
+  template void layernorm_forward_ref<T>(const NormShape&, const T*, const T*, const T*, T*, T*, \
+                                         T*);                                                   \
+  template void layernorm_backward_ref<T>(const NormShape&, const T*, const T*, const T*,       \
+                                          const T*, const T*, T*, T*, T*);
+SL_INSTANTIATE(float)
+SL_INSTANTIATE(double)
+#undef SL_INSTANTIATE
+
+}  // namespace scalelab
