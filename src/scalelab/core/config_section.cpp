@@ -1,0 +1,95 @@
+#include "scalelab/core/config_section.hpp"
+
+#include <cmath>
+
+#include "scalelab/core/error.hpp"
+
+namespace scalelab {
+
+ConfigSection::ConfigSection(const Json* section, std::string path)
+    : section_(section), path_(std::move(path)) {
+  if (section_ && !section_->is_object()) {
+    throw_error(path_, " must be a table (a [", path_, "] section), got ", section_->dump());
+  }
+}
+
+bool ConfigSection::has(const std::string& key) const {
+  return section_ && section_->contains(key);
+}
+
+void ConfigSection::fail(const std::string& key, const std::string& problem) const {
+  const std::string value = has(key) ? section_->at(key).dump() : "(missing)";
+  config_error(full_key(key), value, problem);
+}
+
+void config_error(const std::string& key, const std::string& value, const std::string& problem) {
+  throw_error("config: ", key, " = ", value, ": ", problem);
+}
+
+int64_t ConfigSection::get_int(const std::string& key, int64_t fallback) {
+  read_.insert(key);
+  if (!has(key)) return fallback;
+  const Json& v = section_->at(key);
+  if (v.is_number_integer()) return v.get<int64_t>();
+  if (v.is_number_float() && std::floor(v.get<double>()) == v.get<double>())
+    return static_cast<int64_t>(v.get<double>());
+  fail(key, "expected an integer");
+}
+
+double ConfigSection::get_double(const std::string& key, double fallback) {
+  read_.insert(key);
+  if (!has(key)) return fallback;
+  const Json& v = section_->at(key);
+  if (v.is_number()) return v.get<double>();
+  fail(key, "expected a number");
+}
+
+bool ConfigSection::get_bool(const std::string& key, bool fallback) {
+  read_.insert(key);
+  if (!has(key)) return fallback;
+  const Json& v = section_->at(key);
+  if (v.is_boolean()) return v.get<bool>();
+  fail(key, "expected true or false");
+}
+
+std::string ConfigSection::get_string(const std::string& key, const std::string& fallback) {
+  read_.insert(key);
+  if (!has(key)) return fallback;
+  const Json& v = section_->at(key);
+  if (v.is_string()) return v.get<std::string>();
+  fail(key, "expected a string");
+}
+
+std::string ConfigSection::get_choice(const std::string& key, const std::string& fallback,
+                                      std::initializer_list<const char*> allowed) {
+  const std::string value = get_string(key, fallback);
+  std::string list;
+  for (const char* a : allowed) {
+    if (value == a) return value;
+    list += (list.empty() ? "" : ", ") + std::string(a);
+  }
+  fail(key, "allowed values: " + list);
+}
+
+const Json* ConfigSection::get_raw(const std::string& key) {
+  read_.insert(key);
+  return has(key) ? &section_->at(key) : nullptr;
+}
+
+ConfigSection ConfigSection::subsection(const std::string& key) {
+  read_.insert(key);
+  return ConfigSection(has(key) ? &section_->at(key) : nullptr, full_key(key));
+}
+
+void ConfigSection::finish() const {
+  if (!section_) return;
+  for (auto it = section_->begin(); it != section_->end(); ++it) {
+    if (read_.count(it.key())) continue;
+    std::string known;
+    for (const auto& k : read_) known += (known.empty() ? "" : ", ") + k;
+    throw_error("config: unknown key ", full_key(it.key()), " (known keys in ",
+                path_.empty() ? "the top level" : "[" + path_ + "]", ": ", known, ")");
+  }
+}
+
+}  // namespace scalelab

@@ -1,0 +1,225 @@
+#include "scalelab/model/transformer.hpp"
+
+#include <cmath>
+#include <cstring>
+
+#include "scalelab/kernels/gemm.hpp"
+
+namespace scalelab {
+
+template <class T>
+Transformer<T>::Transformer(const ModelConfig& config)
+    : config_(config), encoder_decoder_(config.arch == Architecture::encoder_decoder) {
+  SL_CHECK(config.tgt_vocab > 0, "model.tgt_vocab = ", config.tgt_vocab, ": must be set (> 0)");
+  SL_CHECK(!encoder_decoder_ || config.src_vocab > 0, "model.src_vocab = ", config.src_vocab,
+           ": must be set (> 0) for an encoder-decoder");
+  SL_CHECK(config.d_model % config.n_heads == 0, "model.d_model = ", config.d_model,
+           ": must be divisible by model.n_heads = ", config.n_heads);
+  if (encoder_decoder_) {
+    build_stack(encoder_, "encoder", config.src_vocab, config.encoder_layers, false);
+  }
+  build_stack(decoder_, "decoder", config.tgt_vocab, config.decoder_layers, encoder_decoder_);
+  if (!config.tie_output) out_weight_ = Parameter<T>("decoder.out.weight", {config.tgt_vocab, config.d_model});
+  initialize();
+}
+
+template <class T>
+void Transformer<T>::build_stack(Stack& s, const std::string& name, int64_t vocab, int64_t layers,
+                                 bool cross) {
+  const LayerOptions opt = config_.layer_options();
+  s.embed = Embedding<T>(name + ".embed", vocab, config_.d_model, config_.embedding.scale_value,
+                         config_.embedding.learned);
+  s.dropout = Dropout<T>(config_.dropout);
+  for (int64_t l = 0; l < layers; ++l)
+    s.blocks.emplace_back(name + ".layers." + std::to_string(l), opt, cross);
+  if (config_.norm == NormPlacement::pre)
+    s.final_norm = LayerNorm<T>(name + ".final_norm", config_.d_model, config_.norm_eps);
+}
+
+template <class T>
+ParameterRefs<T> Transformer<T>::parameters() {
+  ParameterRefs<T> out;
+  for (Stack* s : {&encoder_, &decoder_}) {
+    if (s == &encoder_ && !encoder_decoder_) continue;
+    collect_parameters(out, s->embed);
+    for (Block<T>& b : s->blocks) collect_parameters(out, b);
+    if (config_.norm == NormPlacement::pre) collect_parameters(out, s->final_norm);
+  }
+  if (!config_.tie_output) out.push_back(&out_weight_);
+  return out;
+}
+
+template <class T>
+Parameter<T>* Transformer<T>::find_parameter(const std::string& name) {
+  for (Parameter<T>* p : parameters())
+    if (p->name == name) return p;
+  return nullptr;
+}
+
+template <class T>
+int64_t Transformer<T>::parameter_count() {
+  int64_t n = 0;
+  for (Parameter<T>* p : parameters()) n += p->value.numel();
+  return n;
+}
+
+namespace {
+
+template <class T>
+void fill_uniform(Tensor<T>& t, Rng& rng, double bound) {
+  for (T& v : t) v = static_cast<T>(rng.uniform(-bound, bound));
+}
+template <class T>
+void fill_normal(Tensor<T>& t, Rng& rng, double stddev) {
+  for (T& v : t) v = static_cast<T>(rng.normal(0.0, stddev));
+}
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+}  // namespace
+
+// Each parameter draws from its own stream split off the seed in parameter order, so adding a
+// parameter at the end never changes the others.
+template <class T>
+void Transformer<T>::initialize() {
+  Rng root(config_.seed);
+  const double d = static_cast<double>(config_.d_model);
+  for (Parameter<T>* p : parameters()) {
+    Rng rng = root.split();
+    Tensor<T>& w = p->value;
+    if (ends_with(p->name, ".embed.weight")) {
+      const double vocab = static_cast<double>(w.dim(0));
+      switch (config_.embedding.init) {
+        case EmbeddingInit::normal: fill_normal(w, rng, 1.0); break;
+        case EmbeddingInit::normal_inv_d: fill_normal(w, rng, 1.0 / std::sqrt(d)); break;
+        case EmbeddingInit::xavier_uniform: fill_uniform(w, rng, std::sqrt(6.0 / (vocab + d))); break;
+        case EmbeddingInit::uniform_sqrt3_d: fill_uniform(w, rng, std::sqrt(3.0 / d)); break;
+      }
+    } else if (ends_with(p->name, ".embed.scale")) {
+      w[0] = static_cast<T>(config_.embedding.scale_value);
+    } else if (p->name.find("norm") != std::string::npos) {
+      w.fill(ends_with(p->name, ".weight") ? T(1) : T(0));
+    } else if (w.rank() == 2) {  // a linear map [out, in]
+      const double fan_out = static_cast<double>(w.dim(0)), fan_in = static_cast<double>(w.dim(1));
+      const double bound = config_.linear_init == LinearInit::xavier_uniform
+                               ? std::sqrt(6.0 / (fan_in + fan_out))
+                               : 1.0 / std::sqrt(fan_in);
+      fill_uniform(w, rng, bound);
+    } else {  // biases
+      w.zero();
+    }
+  }
+}
+
+template <class T>
+void Transformer<T>::zero_grad() {
+  for (Parameter<T>* p : parameters()) p->grad.zero();
+}
+
+template <class T>
+const Tensor<T>& Transformer<T>::run_stack(Stack& s, const int32_t* ids, const BlockCall& call,
+                                           const ForwardMode& mode) {
+  SL_CHECK(call.len <= config_.max_len, "sequence length ", call.len, " exceeds model.max_len = ",
+           config_.max_len);
+  const int64_t rows = call.batch * call.len, d = config_.d_model;
+  s.batch = call.batch;
+  s.len = call.len;
+  s.x0.resize({rows, d});
+  s.embed.forward(ids, rows, s.x0.data());  // s · E[ids]
+  if (config_.positions == PositionEncoding::sinusoidal)
+    add_sinusoidal_positions(s.x0.data(), call.batch, call.len, d);  // + PE
+  s.dropout.forward(s.x0.data(), rows * d, *mode.rng, mode.training);
+  const T* x = s.x0.data();
+  for (Block<T>& b : s.blocks) x = b.forward(call, x).data();
+  s.out.resize({rows, d});
+  if (config_.norm == NormPlacement::pre) {
+    s.final_norm.forward(x, rows, s.out.data());
+  } else {
+    std::memcpy(s.out.data(), x, rows * d * sizeof(T));
+  }
+  return s.out;
+}
+
+template <class T>
+void Transformer<T>::backward_stack(Stack& s, const T* dout, T* dmemory) {
+  const int64_t rows = s.batch * s.len, d = config_.d_model;
+  s.dx.resize({rows, d});
+  if (config_.norm == NormPlacement::pre) {
+    s.final_norm.backward(dout, s.dx.data());  // from out = LN_f(x_L)
+  } else {
+    std::memcpy(s.dx.data(), dout, rows * d * sizeof(T));
+  }
+  for (auto it = s.blocks.rbegin(); it != s.blocks.rend(); ++it) {
+    const Tensor<T>& dx = it->backward(s.dx.data(), dmemory);
+    std::memcpy(s.dx.data(), dx.data(), rows * d * sizeof(T));
+  }
+  s.dropout.backward(s.dx.data(), rows * d);  // from x0 = D(...)
+  s.embed.backward(s.dx.data());              // from s · E[ids] (PE is constant)
+}
+
+template <class T>
+void Transformer<T>::encode(const ModelInput& in, const ForwardMode& mode) {
+  SL_CHECK(encoder_decoder_, "encode() called on a decoder-only model");
+  BlockCall call{.batch = in.batch, .len = in.src_len, .causal = false, .lengths = in.src_lengths,
+                 .training = mode.training, .rng = mode.rng};
+  run_stack(encoder_, in.src, call, mode);
+}
+
+template <class T>
+const T* Transformer<T>::output_weight() {
+  return config_.tie_output ? decoder_.embed.table().value.data() : out_weight_.value.data();
+}
+
+template <class T>
+const Tensor<T>& Transformer<T>::decode(const ModelInput& in, const ForwardMode& mode) {
+  input_ = in;
+  BlockCall call{.batch = in.batch, .len = in.tgt_len, .causal = true, .lengths = nullptr,
+                 .training = mode.training, .rng = mode.rng};
+  if (encoder_decoder_) {
+    call.memory = encoder_.out.data();
+    call.memory_len = in.src_len;
+    call.memory_lengths = in.src_lengths;
+  }
+  const Tensor<T>& h = run_stack(decoder_, in.tgt, call, mode);
+  const int64_t rows = in.batch * in.tgt_len, V = config_.tgt_vocab;
+  logits_.resize({rows, V});
+  // logits[rows, V] = c · h[rows, d] · W[V, d]ᵀ
+  gemm<T>({.m = rows, .n = V, .k = config_.d_model, .trans_b = true}, h.data(), output_weight(),
+          logits_.data(), static_cast<T>(config_.embedding.output_scale));
+  return logits_;
+}
+
+template <class T>
+const Tensor<T>& Transformer<T>::forward(const ModelInput& in, const ForwardMode& mode) {
+  SL_CHECK(!mode.training || config_.dropout == 0 || mode.rng,
+           "training with dropout needs a random generator");
+  if (encoder_decoder_) encode(in, mode);
+  return decode(in, mode);
+}
+
+template <class T>
+void Transformer<T>::backward(const T* dlogits) {
+  const ModelInput& in = input_;
+  const int64_t rows = in.batch * in.tgt_len, V = config_.tgt_vocab, d = config_.d_model;
+  const T c = static_cast<T>(config_.embedding.output_scale);
+  T* dW = config_.tie_output ? decoder_.embed.table().grad.data() : out_weight_.grad.data();
+  // from logits = c · h Wᵀ:  dW += c · dlogitsᵀ h,  dh = c · dlogits W
+  gemm<T>({.m = V, .n = d, .k = rows, .trans_a = true}, dlogits, decoder_.out.data(), dW, c, T(1));
+  dh_.resize({rows, d});
+  gemm<T>({.m = rows, .n = d, .k = V}, dlogits, output_weight(), dh_.data(), c);
+  T* dmemory = nullptr;
+  if (encoder_decoder_) {
+    dmemory_.resize({in.batch * in.src_len, d});
+    dmemory_.zero();
+    dmemory = dmemory_.data();
+  }
+  backward_stack(decoder_, dh_.data(), dmemory);
+  if (encoder_decoder_) backward_stack(encoder_, dmemory_.data(), nullptr);
+}
+
+template class Transformer<float>;
+template class Transformer<double>;
+
+}  // namespace scalelab

@@ -1,0 +1,71 @@
+// nn/block: one Transformer layer, the residual wiring of its sublayers.
+//
+// An encoder layer has sublayers [self_attn, ffn]; a decoder layer [self_attn, cross_attn, ffn]
+// (decoder-only models use the encoder-style pair with a causal mask). Each sublayer f, with its
+// norm LN_i and dropout D_i, maps the residual stream x to
+//   post:  x' = LN_i(x + D_i(f(x)))          pre:  x' = x + D_i(f(LN_i(x)))
+// Names: <name>.self_attn, <name>.cross_attn, <name>.ffn, <name>.norm1..norm3 in that order.
+#pragma once
+#include <vector>
+
+#include "scalelab/nn/attention.hpp"
+#include "scalelab/nn/dropout.hpp"
+#include "scalelab/nn/feed_forward.hpp"
+#include "scalelab/nn/norm.hpp"
+
+namespace scalelab {
+
+struct BlockCall {
+  int64_t batch = 0, len = 0;            // the stream is [batch*len, d_model]
+  bool causal = false;                   // self-attention mask
+  const int32_t* lengths = nullptr;      // [batch] key padding of the self-attention, or null
+  const void* memory = nullptr;          // cross-attention keys/values: const T* [batch*memory_len, d]
+  int64_t memory_len = 0;
+  const int32_t* memory_lengths = nullptr;
+  bool training = false;
+  Rng* rng = nullptr;                    // dropout masks (needed when training)
+};
+
+template <class T>
+class Block {
+ public:
+  Block() = default;
+  Block(const std::string& name, const LayerOptions& options, bool cross_attention);
+
+  // x: [batch*len, d] (kept by pointer until backward). Returns the output (owned by the block).
+  const Tensor<T>& forward(const BlockCall& call, const T* x);
+  // dy: gradient of the output. Returns the gradient of x; accumulates into dmemory (+=), which
+  // may be null for a block without cross-attention.
+  const Tensor<T>& backward(const T* dy, T* dmemory);
+
+  ParameterRefs<T> parameters();
+  MultiHeadAttention<T>& self_attention() { return self_attn_; }
+  MultiHeadAttention<T>* cross_attention() { return has_cross_ ? &cross_attn_ : nullptr; }
+
+ private:
+  enum class Kind { self_attn, cross_attn, ffn };
+  struct Stage {
+    Kind kind;
+    LayerNorm<T> norm;
+    Dropout<T> dropout;
+    const T* in = nullptr;   // stage input x
+    Tensor<T> f_in;          // pre: LN(x)
+    Tensor<T> f_out;         // f(.) then dropout, in place
+    Tensor<T> sum;           // post: x + D(f(x)) before the norm
+    Tensor<T> out;           // x'
+  };
+  void run(Stage& s, const T* f_input, T* f_output);
+  void run_backward(Stage& s, const T* df, T* dinput);
+
+  LayerOptions opt_;
+  bool has_cross_ = false;
+  MultiHeadAttention<T> self_attn_, cross_attn_;
+  FeedForward<T> ffn_;
+  std::vector<Stage> stages_;
+  BlockCall call_;
+  int64_t rows_ = 0;
+  Tensor<T> grad_a_, grad_b_, df_, dfin_;
+  T* dmemory_ = nullptr;
+};
+
+}  // namespace scalelab

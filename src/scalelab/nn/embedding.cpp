@@ -1,0 +1,77 @@
+#include "scalelab/nn/embedding.hpp"
+
+#include <cmath>
+
+#include "scalelab/core/error.hpp"
+
+namespace scalelab {
+
+template <class T>
+Embedding<T>::Embedding(const std::string& name, int64_t vocab, int64_t dim, double scale,
+                        bool learned_scale)
+    : vocab_(vocab), dim_(dim), scale_(scale), learned_(learned_scale),
+      table_(name + ".weight", {vocab, dim}) {
+  if (learned_) {
+    scale_param_ = Parameter<T>(name + ".scale", {1}, /*weight_decay=*/false);
+    scale_param_.value[0] = static_cast<T>(scale);
+  }
+}
+
+template <class T>
+void Embedding<T>::forward(const int32_t* ids, int64_t rows, T* y) {
+  saved_ids_ = ids;
+  saved_rows_ = rows;
+  const T s = scale();
+  const T* table = table_.value.data();
+  for (int64_t r = 0; r < rows; ++r) {
+    SL_CHECK(ids[r] >= 0 && ids[r] < vocab_, "token id ", ids[r], " at position ", r,
+             " is outside the vocabulary [0, ", vocab_, ")");
+    const T* row = table + ids[r] * dim_;
+    for (int64_t j = 0; j < dim_; ++j) y[r * dim_ + j] = s * row[j];
+  }
+}
+
+template <class T>
+void Embedding<T>::backward(const T* dy) {
+  const T s = scale();
+  T* dtable = table_.grad.data();
+  const T* table = table_.value.data();
+  T ds = 0;
+  for (int64_t r = 0; r < saved_rows_; ++r) {
+    const int64_t id = saved_ids_[r];
+    for (int64_t j = 0; j < dim_; ++j) {
+      dtable[id * dim_ + j] += s * dy[r * dim_ + j];   // from y[r] = s · E[id]
+      if (learned_) ds += dy[r * dim_ + j] * table[id * dim_ + j];
+    }
+  }
+  if (learned_) scale_param_.grad[0] += ds;
+}
+
+template <class T>
+ParameterRefs<T> Embedding<T>::parameters() {
+  ParameterRefs<T> out{&table_};
+  if (learned_) out.push_back(&scale_param_);
+  return out;
+}
+
+template <class T>
+void add_sinusoidal_positions(T* x, int64_t batch, int64_t len, int64_t dim, int64_t offset) {
+  for (int64_t p = 0; p < len; ++p) {
+    for (int64_t i = 0; i < dim; i += 2) {
+      const double angle = double(p + offset) / std::pow(10000.0, double(i) / double(dim));
+      const T s = static_cast<T>(std::sin(angle)), c = static_cast<T>(std::cos(angle));
+      for (int64_t b = 0; b < batch; ++b) {
+        T* row = x + (b * len + p) * dim;
+        row[i] += s;
+        if (i + 1 < dim) row[i + 1] += c;
+      }
+    }
+  }
+}
+
+template class Embedding<float>;
+template class Embedding<double>;
+template void add_sinusoidal_positions<float>(float*, int64_t, int64_t, int64_t, int64_t);
+template void add_sinusoidal_positions<double>(double*, int64_t, int64_t, int64_t, int64_t);
+
+}  // namespace scalelab

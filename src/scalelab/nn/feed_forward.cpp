@@ -1,0 +1,40 @@
+#include "scalelab/nn/feed_forward.hpp"
+
+namespace scalelab {
+
+template <class T>
+FeedForward<T>::FeedForward(const std::string& name, const LayerOptions& options)
+    : act_(options.activation),
+      fc1_(name + ".fc1", options.d_model, options.d_ff),
+      fc2_(name + ".fc2", options.d_ff, options.d_model) {}
+
+template <class T>
+void FeedForward<T>::forward(const T* x, int64_t rows, T* y) {
+  rows_ = rows;
+  pre_act_.resize({rows, fc1_.out_features()});
+  post_act_.resize({rows, fc1_.out_features()});
+  fc1_.forward(x, rows, pre_act_.data());                                    // h = x W1ᵀ + b1
+  activation_forward<T>(act_, pre_act_.data(), post_act_.data(), pre_act_.numel());  // a = act(h)
+  fc2_.forward(post_act_.data(), rows, y);                                   // y = a W2ᵀ + b2
+}
+
+template <class T>
+void FeedForward<T>::backward(const T* dy, T* dx) {
+  dpost_.resize(post_act_.shape());
+  dpre_.resize(pre_act_.shape());
+  fc2_.backward(dy, dpost_.data());                                          // from y = a W2ᵀ + b2
+  activation_backward<T>(act_, pre_act_.data(), dpost_.data(), dpre_.data(), dpre_.numel());
+  fc1_.backward(dpre_.data(), dx, /*accumulate_dx=*/true);                   // from h = x W1ᵀ + b1
+}
+
+template <class T>
+ParameterRefs<T> FeedForward<T>::parameters() {
+  ParameterRefs<T> out;
+  collect_parameters(out, fc1_, fc2_);
+  return out;
+}
+
+template class FeedForward<float>;
+template class FeedForward<double>;
+
+}  // namespace scalelab

@@ -1,0 +1,28 @@
+// nn/feed_forward: y = act(x W1ᵀ + b1) W2ᵀ + b2, position-wise.
+#pragma once
+#include "scalelab/nn/linear.hpp"
+#include "scalelab/nn/options.hpp"
+
+namespace scalelab {
+
+template <class T>
+class FeedForward {
+ public:
+  FeedForward() = default;
+  FeedForward(const std::string& name, const LayerOptions& options);
+
+  // x: [rows, d] kept by pointer; y: [rows, d].
+  void forward(const T* x, int64_t rows, T* y);
+  // dx += FF'(x)ᵀ dy.
+  void backward(const T* dy, T* dx);
+
+  ParameterRefs<T> parameters();
+
+ private:
+  Activation act_ = Activation::relu;
+  Linear<T> fc1_, fc2_;
+  Tensor<T> pre_act_, post_act_, dpost_, dpre_;
+  int64_t rows_ = 0;
+};
+
+}  // namespace scalelab

@@ -1,0 +1,57 @@
+#include "scalelab/nn/linear.hpp"
+
+#include "scalelab/kernels/gemm.hpp"
+
+namespace scalelab {
+
+template <class T>
+Linear<T>::Linear(const std::string& name, int64_t in_features, int64_t out_features, bool bias)
+    : in_(in_features),
+      out_(out_features),
+      has_bias_(bias),
+      weight_(name + ".weight", {out_features, in_features}) {
+  if (bias) bias_ = Parameter<T>(name + ".bias", {out_features}, /*weight_decay=*/false);
+}
+
+template <class T>
+void Linear<T>::forward(const T* x, int64_t rows, T* y) {
+  saved_x_ = x;
+  saved_rows_ = rows;
+  // y[rows, out] = x[rows, in] · W[out, in]ᵀ
+  gemm<T>({.m = rows, .n = out_, .k = in_, .trans_b = true}, x, weight_.value.data(), y);
+  if (has_bias_) {
+    const T* b = bias_.value.data();
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t o = 0; o < out_; ++o) y[r * out_ + o] += b[o];
+  }
+}
+
+template <class T>
+void Linear<T>::backward(const T* dy, T* dx, bool accumulate_dx) {
+  const int64_t rows = saved_rows_;
+  // dW[out, in] += dy[rows, out]ᵀ · x[rows, in]
+  gemm<T>({.m = out_, .n = in_, .k = rows, .trans_a = true}, dy, saved_x_, weight_.grad.data(),
+          T(1), T(1));
+  if (has_bias_) {  // db[o] += sum_r dy[r, o]
+    T* db = bias_.grad.data();
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t o = 0; o < out_; ++o) db[o] += dy[r * out_ + o];
+  }
+  // dx[rows, in] = dy[rows, out] · W[out, in]
+  if (dx) {
+    gemm<T>({.m = rows, .n = in_, .k = out_}, dy, weight_.value.data(), dx, T(1),
+            accumulate_dx ? T(1) : T(0));
+  }
+}
+
+template <class T>
+ParameterRefs<T> Linear<T>::parameters() {
+  ParameterRefs<T> out{&weight_};
+  if (has_bias_) out.push_back(&bias_);
+  return out;
+}
+
+template class Linear<float>;
+template class Linear<double>;
+
+}  // namespace scalelab

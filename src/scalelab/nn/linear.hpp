@@ -1,0 +1,34 @@
+// nn/linear: y = x Wᵀ + b, with W stored [out, in] (PyTorch's layout, so checkpoints compare
+// directly).
+#pragma once
+#include "scalelab/nn/parameter.hpp"
+
+namespace scalelab {
+
+template <class T>
+class Linear {
+ public:
+  Linear() = default;
+  Linear(const std::string& name, int64_t in_features, int64_t out_features, bool bias = true);
+
+  // x: [rows, in] (kept by pointer until backward), y: [rows, out].
+  void forward(const T* x, int64_t rows, T* y);
+  // dW += dyᵀ x, db += colsum(dy); dx = dy W (or += when accumulate_dx). dx may be null.
+  void backward(const T* dy, T* dx, bool accumulate_dx = false);
+
+  ParameterRefs<T> parameters();
+  Parameter<T>& weight() { return weight_; }
+  Parameter<T>& bias() { return bias_; }
+  bool has_bias() const { return has_bias_; }
+  int64_t in_features() const { return in_; }
+  int64_t out_features() const { return out_; }
+
+ private:
+  int64_t in_ = 0, out_ = 0;
+  bool has_bias_ = true;
+  Parameter<T> weight_, bias_;
+  const T* saved_x_ = nullptr;
+  int64_t saved_rows_ = 0;
+};
+
+}  // namespace scalelab
