@@ -19,6 +19,8 @@
 // source of the attention probes), and the tiled flash one (attention_flash.hpp).
 #pragma once
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include "scalelab/core/tensor.hpp"
 
@@ -65,5 +67,44 @@ void attention_naive_backward(const AttentionShape& shape, const AttentionOption
                               const T* q, const T* k, const T* v, const T* dout,
                               const AttentionSaved<T>& saved, T* dq, T* dk, T* dv,
                               AttentionExtraGrads<T> extra = {});
+
+// ---- Added by the flash-attention work (issue 4); implemented in attention_flash.cpp. ----
+
+// Which implementation runs (config key attention.kernel = "naive" | "flash"; flash is the default).
+enum class AttentionKernel { naive, flash };
+const char* attention_kernel_name(AttentionKernel kernel);
+// Parses "naive" or "flash"; throws Error naming the value and what is allowed.
+AttentionKernel parse_attention_kernel(const std::string& name);
+
+// Attention probes, accumulated (+=) per head over the batch and the query rows; the vectors are
+// resized to [heads] (zeros) when empty. Rows with no visible key are not counted. For row i with
+// n_i visible keys: H_i = -sum_j p_ij log p_ij (nats), max_i = max_j p_ij.
+// The flash kernel computes them online (H_i = log l_i - A_i / l_i with l_i = sum_j e^(s_ij - m_i),
+// A_i = sum_j e^(s_ij - m_i)(s_ij - m_i), max_i = 1 / l_i), the naive one from p.
+struct AttentionProbeStats {
+  double saturation_threshold = 0.9;  // input: a row is saturated when max_i >= this
+  double uniform_threshold = 0.9;     // input: a row is near-uniform when H_i / log n_i >= this
+  std::vector<double> entropy_sum;             // sum_i H_i
+  std::vector<double> normalized_entropy_sum;  // sum_i H_i / log n_i over rows with n_i >= 2
+  std::vector<double> max_prob_sum;            // sum_i max_i
+  std::vector<int64_t> rows;                   // rows counted
+  std::vector<int64_t> normalized_rows;        // rows with n_i >= 2
+  std::vector<int64_t> saturated_rows;         // rows with max_i >= saturation_threshold
+  std::vector<int64_t> uniform_rows;           // rows with n_i >= 2 and H_i / log n_i >= uniform_threshold
+};
+
+// Runs the chosen kernel. The flash kernel fills saved.lse only; the naive one saved.probs.
+// probes (optional) is filled online by flash and from p by naive.
+template <class T>
+void attention_forward(AttentionKernel kernel, const AttentionShape& shape,
+                       const AttentionOptions<T>& opt, const T* q, const T* k, const T* v, T* out,
+                       AttentionSaved<T>& saved, AttentionProbeStats* probes = nullptr);
+
+// out is the forward's output (flash needs rowsum(dout ⊙ out); naive ignores it).
+template <class T>
+void attention_backward(AttentionKernel kernel, const AttentionShape& shape,
+                        const AttentionOptions<T>& opt, const T* q, const T* k, const T* v,
+                        const T* out, const T* dout, const AttentionSaved<T>& saved, T* dq, T* dk,
+                        T* dv, AttentionExtraGrads<T> extra = {});
 
 }  // namespace scalelab

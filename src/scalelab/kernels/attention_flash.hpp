@@ -1,0 +1,122 @@
+// kernels/attention_flash: tiled ("flash") attention with an online softmax, forward and backward.
+//
+// Same math and layouts as attention.hpp; the N×N matrix p is never stored. For a block of query
+// rows the keys are visited in tiles; each row keeps a running max m, a running sum l and an
+// unnormalised output acc (Milakov & Gimelshein 2018; Dao et al. 2022):
+//
+//   s      = tile of logits (scale, soft-cap, bias, ALiBi, masks as in attention.hpp)
+//   m'     = max(m, max_j s_j);   alpha = e^(m - m')
+//   l      = alpha l + sum_j e^(s_j - m');   acc = alpha acc + sum_j e^(s_j - m') v_j
+//   at the end: o = acc / l,  lse = m + log l    (a row with no visible key: o = 0, lse = -inf)
+//
+// The forward saves only lse [batch, heads, q_len]. The backward (FlashAttention-2 order: key tiles
+// outer, query tiles inner) recomputes p_ij = e^(s_ij - lse_i) tile by tile and uses
+// D_i = rowsum(do_i ⊙ o_i) = sum_j p_ij dp_ij, so ds_ij = p_ij (dp_ij - D_i) needs no second pass.
+//
+// float runs a SIMD kernel (attention_flash_simd.cpp, Highway, target chosen at run time); double,
+// and the _ref twins for both types, run a plain tiled loop with the same tiling logic.
+#pragma once
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "scalelab/kernels/attention.hpp"
+
+namespace scalelab {
+
+template <class T>
+void attention_flash_forward(const AttentionShape& shape, const AttentionOptions<T>& opt,
+                             const T* q, const T* k, const T* v, T* out, AttentionSaved<T>& saved,
+                             AttentionProbeStats* probes = nullptr);
+
+// Overwrites dq, dk, dv; accumulates into extra. out is the forward's output.
+template <class T>
+void attention_flash_backward(const AttentionShape& shape, const AttentionOptions<T>& opt,
+                              const T* q, const T* k, const T* v, const T* out, const T* dout,
+                              const AttentionSaved<T>& saved, T* dq, T* dk, T* dv,
+                              AttentionExtraGrads<T> extra = {});
+
+// The plain twins (no SIMD), the reference for every compiled SIMD target.
+template <class T>
+void attention_flash_forward_ref(const AttentionShape& shape, const AttentionOptions<T>& opt,
+                                 const T* q, const T* k, const T* v, T* out,
+                                 AttentionSaved<T>& saved, AttentionProbeStats* probes = nullptr);
+template <class T>
+void attention_flash_backward_ref(const AttentionShape& shape, const AttentionOptions<T>& opt,
+                                  const T* q, const T* k, const T* v, const T* out, const T* dout,
+                                  const AttentionSaved<T>& saved, T* dq, T* dk, T* dv,
+                                  AttentionExtraGrads<T> extra = {});
+
+// Probe statistics from materialised probabilities p [batch, heads, q_len, k_len] (naive path);
+// n_i is the number of keys the masks leave visible to row i.
+template <class T>
+void attention_probe_stats_from_probs(const AttentionShape& shape, const AttentionOptions<T>& opt,
+                                      const T* probs, AttentionProbeStats& probes);
+
+// The SIMD targets compiled into the float kernel and available on this CPU (best first), by name
+// (e.g. "AVX2", "SSE4", "EMU128"), and the one dispatch currently picks.
+std::vector<std::string> attention_flash_simd_targets();
+std::string attention_flash_simd_current_target();
+// Restricts dispatch to the named target (for tests); "" restores the normal choice.
+void attention_flash_force_simd_target(const std::string& name);
+
+namespace detail {
+
+// Number of keys visible to query row i of batch b: keys j < visible are unmasked.
+// causal: j <= i + k_len - q_len; padding: j < key_lengths[b].
+template <class T>
+inline int64_t visible_keys(const AttentionShape& s, const AttentionOptions<T>& opt, int64_t b,
+                            int64_t i) {
+  int64_t n = s.k_len;
+  if (opt.key_lengths) n = std::min<int64_t>(n, opt.key_lengths[b]);
+  if (opt.causal) n = std::min<int64_t>(n, i + s.k_len - s.q_len + 1);
+  return std::max<int64_t>(n, 0);
+}
+
+// The logit of (i, j) from the raw dot product raw = q_i·k_j, before masking (attention.hpp).
+// ALiBi uses the distance |i' - j| exactly as attention_naive.cpp does.
+template <class T>
+inline T attention_logit(const AttentionShape& s, const AttentionOptions<T>& opt, T scale,
+                         int64_t h, int64_t i, int64_t j, T raw) {
+  T x = scale * raw;
+  if (opt.softcap > 0) x = static_cast<T>(opt.softcap) * std::tanh(x / static_cast<T>(opt.softcap));
+  if (opt.bias) x += opt.bias[(h * s.q_len + i) * s.k_len + j];
+  if (opt.alibi_slopes) {
+    const int64_t ii = i + s.k_len - s.q_len;
+    x -= opt.alibi_slopes[h] * static_cast<T>(ii >= j ? ii - j : j - ii);
+  }
+  return x;
+}
+
+// One (batch, head)'s share of AttentionProbeStats; merged per head in a fixed order.
+struct ProbePartial {
+  double entropy = 0, normalized_entropy = 0, max_prob = 0;
+  int64_t rows = 0, normalized_rows = 0, saturated = 0, uniform = 0;
+  // Row with entropy H (nats), largest probability max_p and n visible keys (n >= 1).
+  void add_row(const AttentionProbeStats& cfg, double H, double max_p, int64_t n) {
+    rows += 1;
+    entropy += H;
+    max_prob += max_p;
+    if (max_p >= cfg.saturation_threshold) saturated += 1;
+    if (n >= 2) {
+      const double normalized = H / std::log(static_cast<double>(n));
+      normalized_rows += 1;
+      normalized_entropy += normalized;
+      if (normalized >= cfg.uniform_threshold) uniform += 1;
+    }
+  }
+};
+// Adds partial[b * heads + h] into probes (per head h), resizing probes' vectors if empty.
+void merge_probe_partials(const std::vector<ProbePartial>& partial, int64_t heads,
+                          AttentionProbeStats& probes);
+
+// Element strides between tokens (0 in the shape means dense heads*head_dim).
+struct TokenStrides {
+  int64_t q, k, v, o;
+};
+TokenStrides token_strides(const AttentionShape& s);
+void check_attention_shape(const AttentionShape& s);
+
+}  // namespace detail
+}  // namespace scalelab

@@ -1,0 +1,474 @@
+// The float flash-attention kernel: tiles of Br query rows × Bc keys, register-blocked matrix
+// products (6 rows × 2 vectors of C per micro-tile, as BLIS does on AVX2) and vectorised online
+// softmax, compiled for every Highway target and chosen at run time (HWY_DYNAMIC_DISPATCH).
+// Math: attention_flash.hpp. Plain twin: flash_forward_plain / flash_backward_plain.
+//
+// Per (batch, head) the inputs are repacked: Kt = kᵀ [d × Nk'] and Vt = vᵀ (B operands of q·kᵀ
+// and do·vᵀ), and row-major copies padded to Dp columns (Dp = d rounded up to 2 vectors).
+// Workspace per thread is O((q_len + k_len) · d): no N×N buffer exists.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <vector>
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "scalelab/kernels/attention_flash_simd.cpp"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+#include "hwy/highway.h"
+#include "hwy/contrib/math/math-inl.h"
+#include "scalelab/core/tensor.hpp"
+#include "scalelab/kernels/attention_flash_simd.hpp"
+
+HWY_BEFORE_NAMESPACE();
+namespace scalelab {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+using DF = hn::ScalableTag<float>;
+
+constexpr size_t kTileRows = 48;  // Br: query rows per tile (a multiple of the 6-row micro-tile)
+
+size_t PanelWidth() { return 2 * hn::Lanes(DF()); }  // W: columns of one micro-tile
+size_t TileCols() { return std::max<size_t>(64, PanelWidth()); }  // Bc: keys per tile
+size_t RoundUp(size_t n, size_t m) { return (n + m - 1) / m * m; }
+
+// C[M × W] (= or +=) sum_k A(m, k) B[k, 0:W] with A(m, k) = A[m·a_row + k·a_col]; W = 2 vectors.
+template <int M>
+HWY_INLINE void MicroTile(size_t K, const float* HWY_RESTRICT A, size_t a_row, size_t a_col,
+                          const float* HWY_RESTRICT B, size_t ldb, float* HWY_RESTRICT C,
+                          size_t ldc, bool accumulate) {
+  const DF d;
+  const size_t L = hn::Lanes(d);
+  auto c00 = hn::Zero(d), c01 = hn::Zero(d), c10 = hn::Zero(d), c11 = hn::Zero(d);
+  auto c20 = hn::Zero(d), c21 = hn::Zero(d), c30 = hn::Zero(d), c31 = hn::Zero(d);
+  auto c40 = hn::Zero(d), c41 = hn::Zero(d), c50 = hn::Zero(d), c51 = hn::Zero(d);
+  for (size_t k = 0; k < K; ++k) {
+    const auto b0 = hn::LoadU(d, B + k * ldb);
+    const auto b1 = hn::LoadU(d, B + k * ldb + L);
+    const float* a = A + k * a_col;
+#define SL_ROW(m)                                              \
+  if constexpr (M > m) {                                       \
+    const auto am = hn::Set(d, a[m * a_row]);                  \
+    c##m##0 = hn::MulAdd(am, b0, c##m##0);                     \
+    c##m##1 = hn::MulAdd(am, b1, c##m##1);                     \
+  }
+    SL_ROW(0) SL_ROW(1) SL_ROW(2) SL_ROW(3) SL_ROW(4) SL_ROW(5)
+#undef SL_ROW
+  }
+#define SL_STORE(m)                                                                 \
+  if constexpr (M > m) {                                                            \
+    float* c = C + m * ldc;                                                         \
+    if (accumulate) {                                                               \
+      c##m##0 = hn::Add(c##m##0, hn::LoadU(d, c));                                  \
+      c##m##1 = hn::Add(c##m##1, hn::LoadU(d, c + L));                              \
+    }                                                                               \
+    hn::StoreU(c##m##0, d, c);                                                      \
+    hn::StoreU(c##m##1, d, c + L);                                                  \
+  }
+  SL_STORE(0) SL_STORE(1) SL_STORE(2) SL_STORE(3) SL_STORE(4) SL_STORE(5)
+#undef SL_STORE
+}
+
+// C[M × N] (= or +=) A(M × K) · B[K × N]; N a multiple of W; A(m, k) = A[m·a_row + k·a_col].
+// The reference of this product is the plain triple loop of flash_*_plain.
+HWY_NOINLINE void Gemm(size_t M, size_t N, size_t K, const float* A, size_t a_row, size_t a_col,
+                       const float* B, size_t ldb, float* C, size_t ldc, bool accumulate) {
+  const size_t W = PanelWidth();
+  for (size_t n = 0; n < N; n += W) {
+    size_t m = 0;
+    for (; m + 6 <= M; m += 6)
+      MicroTile<6>(K, A + m * a_row, a_row, a_col, B + n, ldb, C + m * ldc + n, ldc, accumulate);
+    const float* a = A + m * a_row;
+    float* c = C + m * ldc + n;
+    switch (M - m) {
+      case 5: MicroTile<5>(K, a, a_row, a_col, B + n, ldb, c, ldc, accumulate); break;
+      case 4: MicroTile<4>(K, a, a_row, a_col, B + n, ldb, c, ldc, accumulate); break;
+      case 3: MicroTile<3>(K, a, a_row, a_col, B + n, ldb, c, ldc, accumulate); break;
+      case 2: MicroTile<2>(K, a, a_row, a_col, B + n, ldb, c, ldc, accumulate); break;
+      case 1: MicroTile<1>(K, a, a_row, a_col, B + n, ldb, c, ldc, accumulate); break;
+      default: break;
+    }
+  }
+}
+
+// Loads L values of a row of length n starting at j; lanes past n read as 0.
+HWY_INLINE hn::Vec<DF> LoadTail(const float* row, size_t j, size_t n) {
+  const DF d;
+  const size_t L = hn::Lanes(d);
+  if (j + L <= n) return hn::LoadU(d, row + j);
+  HWY_ALIGN float buf[HWY_MAX_BYTES / sizeof(float)] = {};
+  for (size_t e = 0; j + e < n; ++e) buf[e] = row[j + e];
+  return hn::Load(d, buf);
+}
+
+// Per-head constants of the logit transform (attention.hpp).
+struct LogitParams {
+  float scale, cap, slope;
+  const float* bias;  // [q_len, k_len] of this head, or null
+};
+
+LogitParams MakeLogitParams(const detail::FlashArgs& a, int64_t h) {
+  const AttentionOptions<float>& o = *a.opt;
+  LogitParams p;
+  p.scale = o.head_scales ? o.head_scales[h] : static_cast<float>(o.scale);
+  p.cap = static_cast<float>(o.softcap);
+  p.slope = o.alibi_slopes ? o.alibi_slopes[h] : 0.0f;
+  p.bias = o.bias ? o.bias + h * a.shape.q_len * a.shape.k_len : nullptr;
+  return p;
+}
+
+// s = scale·raw; soft-cap; + bias; - slope·|i' - j|; keys at column >= limit get -inf.
+// Row i of the tile, columns [0, cols) starting at key j0.
+HWY_INLINE void LogitRow(const LogitParams& p, const AttentionShape& s, int64_t i, int64_t j0,
+                         size_t cols, size_t limit, float* row, hn::Vec<DF>& vmax) {
+  const DF d;
+  const size_t L = hn::Lanes(d);
+  const auto v_scale = hn::Set(d, p.scale), v_limit = hn::Set(d, static_cast<float>(limit));
+  const auto v_cap = hn::Set(d, p.cap), v_inv_cap = hn::Set(d, p.cap > 0 ? 1.0f / p.cap : 0.0f);
+  const auto v_ii = hn::Set(d, static_cast<float>(i + s.k_len - s.q_len));
+  const auto v_slope = hn::Set(d, p.slope), neg_inf = hn::Set(d, -HUGE_VALF);
+  const float* bias_row = p.bias ? p.bias + i * s.k_len : nullptr;
+  for (size_t c = 0; c < cols; c += L) {
+    auto x = hn::Mul(hn::LoadU(d, row + c), v_scale);
+    if (p.cap > 0) x = hn::Mul(v_cap, hn::Tanh(d, hn::Mul(x, v_inv_cap)));
+    if (bias_row) x = hn::Add(x, LoadTail(bias_row, j0 + c, s.k_len));
+    if (p.slope != 0.0f) {
+      const auto j = hn::Iota(d, static_cast<float>(j0 + c));
+      x = hn::NegMulAdd(v_slope, hn::Abs(hn::Sub(v_ii, j)), x);
+    }
+    x = hn::IfThenElse(hn::Lt(hn::Iota(d, static_cast<float>(c)), v_limit), x, neg_inf);
+    hn::StoreU(x, d, row + c);
+    vmax = hn::Max(vmax, x);
+  }
+}
+
+// Floats of per-thread workspace for one unit (forward or backward).
+size_t WorkspaceFloats(const AttentionShape& s, bool backward) {
+  const size_t W = PanelWidth(), Bc = TileCols(), Br = kTileRows;
+  const size_t D = s.head_dim, Dp = RoundUp(D, W), Nq = s.q_len, Nk = RoundUp(s.k_len, Bc);
+  const size_t tiles = 3 * Br * Bc + 4 * Br + 2 * Bc * Dp + Br * Dp + Nq;
+  if (!backward) return D * Nk + Nk * Dp + tiles;
+  return 2 * D * Nk + Nk * Dp + 3 * Nq * Dp + tiles;
+}
+
+// Forward of one (batch, head): o and lse (attention_flash.hpp, online softmax).
+void ForwardUnit(const detail::FlashArgs& a, int64_t b, int64_t h, float* ws,
+                 detail::ProbePartial* probe) {
+  const DF d;
+  const size_t L = hn::Lanes(d), W = PanelWidth(), Bc = TileCols(), Br = kTileRows;
+  const AttentionShape& s = a.shape;
+  const size_t D = s.head_dim, Dp = RoundUp(D, W), Nk = RoundUp(s.k_len, Bc);
+  const LogitParams lp = MakeLogitParams(a, h);
+  // Workspace: Kt [D × Nk], Vp [Nk × Dp], S [Br × Bc], O [Br × Dp], m, l, A [Br].
+  float* Kt = ws;
+  float* Vp = Kt + D * Nk;
+  float* S = Vp + Nk * Dp;
+  float* O = S + Br * Bc;
+  float *m = O + Br * Dp, *l = m + Br, *A = l + Br;
+  std::memset(Kt, 0, D * Nk * sizeof(float));
+  std::memset(Vp, 0, Nk * Dp * sizeof(float));
+  for (int64_t j = 0; j < s.k_len; ++j) {
+    const float* kj = a.k + (b * s.k_len + j) * a.strides.k + h * D;
+    const float* vj = a.v + (b * s.k_len + j) * a.strides.v + h * D;
+    for (size_t e = 0; e < D; ++e) Kt[e * Nk + j] = kj[e];
+    std::memcpy(Vp + j * Dp, vj, D * sizeof(float));
+  }
+  const float* q0 = a.q + b * s.q_len * a.strides.q + h * D;
+  size_t limit[kTileRows];
+  for (int64_t i0 = 0; i0 < s.q_len; i0 += Br) {
+    const size_t rows = std::min<size_t>(Br, s.q_len - i0);
+    std::memset(O, 0, rows * Dp * sizeof(float));
+    size_t key_end = 0;
+    for (size_t r = 0; r < rows; ++r) {
+      m[r] = -HUGE_VALF;
+      l[r] = 0.0f, A[r] = 0.0f;
+      key_end = std::max<size_t>(key_end, detail::visible_keys(s, *a.opt, b, i0 + r));
+    }
+    for (size_t j0 = 0; j0 < key_end; j0 += Bc) {
+      const size_t kmax = std::min(Bc, key_end - j0);  // columns any row of the tile can see
+      const size_t cols = RoundUp(kmax, L);
+      // S = q_tile · Kt[:, j0:j0+cols]
+      Gemm(rows, RoundUp(kmax, W), D, q0 + i0 * a.strides.q, a.strides.q, 1, Kt + j0, Nk, S, Bc,
+           false);
+      for (size_t r = 0; r < rows; ++r) {
+        const int64_t i = i0 + r;
+        const int64_t visible = detail::visible_keys(s, *a.opt, b, i);
+        limit[r] = static_cast<size_t>(std::clamp<int64_t>(visible - int64_t(j0), 0, kmax));
+        float* row = S + r * Bc;
+        auto vmax = hn::Set(d, -HUGE_VALF);
+        LogitRow(lp, s, i, j0, cols, limit[r], row, vmax);
+        // m' = max(m, max_j s_j); alpha = e^(m - m')
+        const float m_new = std::max(m[r], hn::GetLane(hn::MaxOfLanes(d, vmax)));
+        const float m_use = m_new == -HUGE_VALF ? 0.0f : m_new;
+        const float alpha = l[r] > 0 ? std::exp(m[r] - m_use) : 0.0f;
+        // p_j = e^(s_j - m'), l = alpha l + sum_j p_j (and A for the entropy probe)
+        const auto v_m = hn::Set(d, m_use), floor = hn::Set(d, -200.0f);
+        auto vsum = hn::Zero(d), vweighted = hn::Zero(d);
+        for (size_t c = 0; c < cols; c += L) {
+          const auto t = hn::Max(hn::Sub(hn::LoadU(d, row + c), v_m), floor);
+          const auto p = hn::Exp(d, t);
+          vsum = hn::Add(vsum, p);
+          if (probe) vweighted = hn::MulAdd(p, t, vweighted);
+          hn::StoreU(p, d, row + c);
+        }
+        const float sum = hn::GetLane(hn::SumOfLanes(d, vsum));
+        if (probe) {  // A' = alpha (A + (m - m') l) + sum_j p_j (s_j - m')
+          A[r] = (l[r] > 0 ? alpha * (A[r] + (m[r] - m_use) * l[r]) : 0.0f) +
+                 hn::GetLane(hn::SumOfLanes(d, vweighted));
+        }
+        l[r] = alpha * l[r] + sum;
+        m[r] = m_new;
+        if (alpha != 1.0f) {  // acc = alpha acc
+          const auto v_alpha = hn::Set(d, alpha);
+          for (size_t e = 0; e < Dp; e += L)
+            hn::StoreU(hn::Mul(v_alpha, hn::LoadU(d, O + r * Dp + e)), d, O + r * Dp + e);
+        }
+      }
+      // acc += p · v[j0:j0+kmax]
+      Gemm(rows, Dp, kmax, S, Bc, 1, Vp + j0 * Dp, Dp, O, Dp, true);
+    }
+    // o = acc / l; lse = m + log l
+    for (size_t r = 0; r < rows; ++r) {
+      const int64_t i = i0 + r;
+      const float inv = l[r] > 0 ? 1.0f / l[r] : 0.0f;
+      float* oi = a.out_mut + (b * s.q_len + i) * a.strides.o + h * D;
+      for (size_t e = 0; e < D; ++e) oi[e] = O[r * Dp + e] * inv;
+      a.lse[(b * s.heads + h) * s.q_len + i] = l[r] > 0 ? m[r] + std::log(l[r]) : -HUGE_VALF;
+      if (probe && l[r] > 0) {  // H = log l - A / l; max p = 1 / l
+        probe->add_row(*a.probe_cfg, std::log(double(l[r])) - double(A[r]) / double(l[r]),
+                       1.0 / double(l[r]), detail::visible_keys(s, *a.opt, b, i));
+      }
+    }
+  }
+}
+
+// Backward of one (batch, head), FlashAttention-2 order (key tiles outer). Returns the partial
+// sum of dhead_scales for this unit; writes dq, dk, dv and adds into a.dbias.
+double BackwardUnit(const detail::FlashArgs& a, int64_t b, int64_t h, float* ws) {
+  const DF d;
+  const size_t L = hn::Lanes(d), W = PanelWidth(), Bc = TileCols(), Br = kTileRows;
+  const AttentionShape& s = a.shape;
+  const AttentionOptions<float>& opt = *a.opt;
+  const size_t D = s.head_dim, Dp = RoundUp(D, W), Nq = s.q_len, Nk = RoundUp(s.k_len, Bc);
+  const LogitParams lp = MakeLogitParams(a, h);
+  const bool need_raw = opt.softcap > 0 || opt.head_scales;
+  // Workspace: Kt, Vt [D × Nk], Kp [Nk × Dp], Qp, dOp, dQ [Nq × Dp], P, dS, R [Br × Bc],
+  // dK, dV [Bc × Dp], delta [Nq].
+  float* Kt = ws;
+  float* Vt = Kt + D * Nk;
+  float* Kp = Vt + D * Nk;
+  float* Qp = Kp + Nk * Dp;
+  float* dOp = Qp + Nq * Dp;
+  float* dQ = dOp + Nq * Dp;
+  float* P = dQ + Nq * Dp;
+  float* dS = P + Br * Bc;
+  float* R = dS + Br * Bc;
+  float* dK = R + Br * Bc;
+  float* dV = dK + Bc * Dp;
+  float* delta = dV + Bc * Dp;
+  std::memset(Kt, 0, (2 * D * Nk + Nk * Dp + 3 * Nq * Dp) * sizeof(float));
+  for (int64_t j = 0; j < s.k_len; ++j) {
+    const float* kj = a.k + (b * s.k_len + j) * a.strides.k + h * D;
+    const float* vj = a.v + (b * s.k_len + j) * a.strides.v + h * D;
+    for (size_t e = 0; e < D; ++e) Kt[e * Nk + j] = kj[e], Vt[e * Nk + j] = vj[e];
+    std::memcpy(Kp + j * Dp, kj, D * sizeof(float));
+  }
+  for (size_t i = 0; i < Nq; ++i) {  // D_i = do_i · o_i
+    const float* qi = a.q + (b * s.q_len + i) * a.strides.q + h * D;
+    const float* oi = a.out + (b * s.q_len + i) * a.strides.o + h * D;
+    const float* doi = a.dout + (b * s.q_len + i) * a.strides.o + h * D;
+    std::memcpy(Qp + i * Dp, qi, D * sizeof(float));
+    std::memcpy(dOp + i * Dp, doi, D * sizeof(float));
+    double sum = 0;
+    for (size_t e = 0; e < D; ++e) sum += double(doi[e]) * oi[e];
+    delta[i] = static_cast<float>(sum);
+  }
+  const float* lse = a.lse + (b * s.heads + h) * s.q_len;
+  const float scale = lp.scale, cap = lp.cap;
+  double dscale = 0;
+  size_t limit[kTileRows];
+  for (size_t j0 = 0; j0 < size_t(s.k_len); j0 += Bc) {
+    const size_t kb = std::min<size_t>(Bc, s.k_len - j0);
+    std::memset(dK, 0, 2 * Bc * Dp * sizeof(float));  // dK and dV tiles
+    for (size_t i0 = 0; i0 < Nq; i0 += Br) {
+      const size_t rows = std::min(Br, Nq - i0);
+      size_t kmax = 0;
+      for (size_t r = 0; r < rows; ++r) {
+        const int64_t visible = detail::visible_keys(s, opt, b, i0 + r);
+        limit[r] = lse[i0 + r] == -HUGE_VALF
+                       ? 0
+                       : static_cast<size_t>(std::clamp<int64_t>(visible - int64_t(j0), 0, kb));
+        kmax = std::max(kmax, limit[r]);
+      }
+      if (kmax == 0) continue;
+      const size_t cols = RoundUp(kmax, L), ncols = RoundUp(kmax, W);
+      // S = q_tile · Kt[:, j0:]  (forward: s_ij before masking), then p_ij = e^(s_ij - lse_i)
+      Gemm(rows, ncols, D, Qp + i0 * Dp, Dp, 1, Kt + j0, Nk, P, Bc, false);
+      if (need_raw) std::memcpy(R, P, rows * Bc * sizeof(float));
+      for (size_t r = 0; r < rows; ++r) {
+        float* row = P + r * Bc;
+        auto unused = hn::Zero(d);
+        LogitRow(lp, s, i0 + r, j0, cols, limit[r], row, unused);
+        const auto v_lse = hn::Set(d, lse[i0 + r]), floor = hn::Set(d, -200.0f);
+        for (size_t c = 0; c < cols; c += L)
+          hn::StoreU(hn::Exp(d, hn::Max(hn::Sub(hn::LoadU(d, row + c), v_lse), floor)), d,
+                     row + c);
+      }
+      // dv_j += sum_i p_ij do_i   (from o_i = sum_j p_ij v_j)
+      Gemm(kmax, Dp, rows, P, 1, Bc, dOp + i0 * Dp, Dp, dV, Dp, true);
+      // dp = do_tile · Vt[:, j0:]
+      Gemm(rows, ncols, D, dOp + i0 * Dp, Dp, 1, Vt + j0, Nk, dS, Bc, false);
+      for (size_t r = 0; r < rows; ++r) {
+        // ds = p (dp - D_i)   (from p_i = softmax(s_i))
+        const float* p_row = P + r * Bc;
+        float* ds_row = dS + r * Bc;
+        const auto v_delta = hn::Set(d, delta[i0 + r]);
+        for (size_t c = 0; c < cols; c += L) {
+          const auto p = hn::LoadU(d, p_row + c);
+          hn::StoreU(hn::Mul(p, hn::Sub(hn::LoadU(d, ds_row + c), v_delta)), d, ds_row + c);
+        }
+        if (a.dbias) {  // from s += bias
+          float* db = a.dbias + (h * s.q_len + i0 + r) * s.k_len + j0;
+          for (size_t c = 0; c < limit[r]; ++c) db[c] += ds_row[c];
+        }
+        const float* raw = R + r * Bc;
+        if (cap > 0) {  // from s = cap tanh(x / cap): ds_x = ds (1 - t²), t = tanh(scale raw / cap)
+          const auto v_k = hn::Set(d, scale / cap), one = hn::Set(d, 1.0f);
+          for (size_t c = 0; c < cols; c += L) {
+            const auto t = hn::Tanh(d, hn::Mul(v_k, hn::LoadU(d, raw + c)));
+            hn::StoreU(hn::Mul(hn::LoadU(d, ds_row + c), hn::NegMulAdd(t, t, one)), d,
+                       ds_row + c);
+          }
+        }
+        const auto v_scale = hn::Set(d, scale);
+        auto vdscale = hn::Zero(d);
+        for (size_t c = 0; c < cols; c += L) {  // from x = scale · raw
+          const auto g = hn::LoadU(d, ds_row + c);
+          if (need_raw) vdscale = hn::MulAdd(g, hn::LoadU(d, raw + c), vdscale);
+          hn::StoreU(hn::Mul(g, v_scale), d, ds_row + c);
+        }
+        if (opt.head_scales) dscale += hn::GetLane(hn::SumOfLanes(d, vdscale));
+      }
+      // dq_i += scale sum_j ds_ij k_j;  dk_j += scale sum_i ds_ij q_i
+      Gemm(rows, Dp, kmax, dS, Bc, 1, Kp + j0 * Dp, Dp, dQ + i0 * Dp, Dp, true);
+      Gemm(kmax, Dp, rows, dS, 1, Bc, Qp + i0 * Dp, Dp, dK, Dp, true);
+    }
+    for (size_t c = 0; c < kb; ++c) {
+      const int64_t j = j0 + c;
+      std::memcpy(a.dk + (b * s.k_len + j) * a.strides.k + h * D, dK + c * Dp, D * sizeof(float));
+      std::memcpy(a.dv + (b * s.k_len + j) * a.strides.v + h * D, dV + c * Dp, D * sizeof(float));
+    }
+  }
+  for (size_t i = 0; i < Nq; ++i)
+    std::memcpy(a.dq + (b * s.q_len + i) * a.strides.q + h * D, dQ + i * Dp, D * sizeof(float));
+  return dscale;
+}
+
+// Kernel-level entry points (one call per unit; the OpenMP loop lives outside the target code).
+size_t FlashWorkspaceFloats(const AttentionShape& s, bool backward) {
+  return WorkspaceFloats(s, backward);
+}
+void FlashForwardUnit(const detail::FlashArgs& a, int64_t b, int64_t h, float* ws,
+                      detail::ProbePartial* probe) {
+  ForwardUnit(a, b, h, ws, probe);
+}
+double FlashBackwardUnit(const detail::FlashArgs& a, int64_t b, int64_t h, float* ws) {
+  return BackwardUnit(a, b, h, ws);
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace scalelab
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+#include <omp.h>
+
+namespace scalelab {
+HWY_EXPORT(FlashWorkspaceFloats);
+HWY_EXPORT(FlashForwardUnit);
+HWY_EXPORT(FlashBackwardUnit);
+
+namespace detail {
+
+void flash_forward_simd(const AttentionShape& s, const AttentionOptions<float>& opt, const float* q,
+                        const float* k, const float* v, float* out, float* lse,
+                        AttentionProbeStats* probes) {
+  FlashArgs a;
+  a.shape = s, a.strides = token_strides(s), a.opt = &opt;
+  a.q = q, a.k = k, a.v = v, a.out_mut = out, a.lse = lse, a.probe_cfg = probes;
+  const int64_t units = s.batch * s.heads;
+  const size_t ws_floats = HWY_DYNAMIC_DISPATCH(FlashWorkspaceFloats)(s, false);
+  std::vector<ProbePartial> partial(probes ? units : 0);
+#pragma omp parallel
+  {
+    Tensor<float> ws({static_cast<int64_t>(ws_floats)});
+#pragma omp for schedule(static)
+    for (int64_t u = 0; u < units; ++u) {
+      HWY_DYNAMIC_DISPATCH(FlashForwardUnit)(a, u / s.heads, u % s.heads, ws.data(),
+                                             probes ? &partial[u] : nullptr);
+    }
+  }
+  if (probes) merge_probe_partials(partial, s.heads, *probes);
+}
+
+void flash_backward_simd(const AttentionShape& s, const AttentionOptions<float>& opt,
+                         const float* q, const float* k, const float* v, const float* out,
+                         const float* dout, const float* lse, float* dq, float* dk, float* dv,
+                         AttentionExtraGrads<float> extra) {
+  FlashArgs a;
+  a.shape = s, a.strides = token_strides(s), a.opt = &opt;
+  a.q = q, a.k = k, a.v = v, a.out = out, a.dout = dout, a.lse = const_cast<float*>(lse);
+  a.dq = dq, a.dk = dk, a.dv = dv, a.dbias = extra.dbias;
+  const int64_t units = s.batch * s.heads;
+  const size_t ws_floats = HWY_DYNAMIC_DISPATCH(FlashWorkspaceFloats)(s, true);
+  std::vector<double> dscale(units, 0.0);
+  // dbias is shared by the batch: then one unit is a head with its batch loop inside.
+  const bool per_head = extra.dbias != nullptr;
+  const int64_t jobs = per_head ? s.heads : units;
+#pragma omp parallel
+  {
+    Tensor<float> ws({static_cast<int64_t>(ws_floats)});
+#pragma omp for schedule(static)
+    for (int64_t job = 0; job < jobs; ++job) {
+      for (int64_t b = per_head ? 0 : job / s.heads; b < (per_head ? s.batch : job / s.heads + 1);
+           ++b) {
+        const int64_t h = per_head ? job : job % s.heads;
+        dscale[b * s.heads + h] = HWY_DYNAMIC_DISPATCH(FlashBackwardUnit)(a, b, h, ws.data());
+      }
+    }
+  }
+  for (int64_t u = 0; extra.dhead_scales && u < units; ++u)
+    extra.dhead_scales[u % s.heads] += static_cast<float>(dscale[u]);
+}
+
+}  // namespace detail
+
+std::vector<std::string> attention_flash_simd_targets() {
+  std::vector<std::string> names;
+  for (int64_t t : hwy::SupportedAndGeneratedTargets()) names.push_back(hwy::TargetName(t));
+  return names;
+}
+
+std::string attention_flash_simd_current_target() {
+  // The best supported target among the compiled ones is what dispatch picks.
+  const std::vector<int64_t> targets = hwy::SupportedAndGeneratedTargets();
+  return targets.empty() ? "none" : hwy::TargetName(targets.front());
+}
+
+void attention_flash_force_simd_target(const std::string& name) {
+  if (name.empty()) {
+    hwy::SetSupportedTargetsForTest(0);
+  } else {
+    hwy::SetSupportedTargetsForTest(0);
+    int64_t chosen = 0;
+    for (int64_t t : hwy::SupportedAndGeneratedTargets())
+      if (name == hwy::TargetName(t)) chosen = t;
+    SL_CHECK(chosen != 0, "SIMD target \"", name, "\" is not compiled or not supported here");
+    hwy::SetSupportedTargetsForTest(chosen);
+  }
+  hwy::GetChosenTarget().Update(hwy::SupportedTargets());
+}
+
+}  // namespace scalelab
+#endif  // HWY_ONCE

@@ -1,0 +1,32 @@
+// Internal: the float flash-attention kernels of attention_flash_simd.cpp (Highway, dispatched at
+// run time). Callers use attention_flash.hpp; this header only connects the two files.
+#pragma once
+#include <cstdint>
+
+#include "scalelab/kernels/attention.hpp"
+#include "scalelab/kernels/attention_flash.hpp"
+
+namespace scalelab::detail {
+
+// Everything one (batch, head) unit needs; pointers as in attention.hpp.
+struct FlashArgs {
+  AttentionShape shape;
+  TokenStrides strides;
+  const AttentionOptions<float>* opt = nullptr;
+  const float *q = nullptr, *k = nullptr, *v = nullptr, *out = nullptr, *dout = nullptr;
+  float* out_mut = nullptr;  // forward output
+  float* lse = nullptr;      // [batch, heads, q_len]
+  float *dq = nullptr, *dk = nullptr, *dv = nullptr;
+  float* dbias = nullptr;
+  const AttentionProbeStats* probe_cfg = nullptr;  // non-null: compute probes
+};
+
+void flash_forward_simd(const AttentionShape& s, const AttentionOptions<float>& opt, const float* q,
+                        const float* k, const float* v, float* out, float* lse,
+                        AttentionProbeStats* probes);
+void flash_backward_simd(const AttentionShape& s, const AttentionOptions<float>& opt,
+                         const float* q, const float* k, const float* v, const float* out,
+                         const float* dout, const float* lse, float* dq, float* dk, float* dv,
+                         AttentionExtraGrads<float> extra);
+
+}  // namespace scalelab::detail
