@@ -2,8 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
+
 #include "data/fixture_path.hpp"
 #include "scalelab/core/error.hpp"
+#include "scalelab/data/split.hpp"
 
 namespace scalelab {
 namespace {
@@ -45,6 +48,31 @@ TEST(G2pBaseline, RejectsBadOptions) {
   options.context = -1;
   EXPECT_THROW(G2pBaseline::train({{"a", {{"AH"}}}}, options), Error);
   EXPECT_THROW(G2pBaseline::train({}), Error);
+}
+
+// The real figures of docs/data.md (about 25 s, so disabled in the suite). Run by hand:
+//   ./build/tests/g2p_baseline_test --gtest_also_run_disabled_tests --gtest_filter='*Real*'
+TEST(G2pBaseline, DISABLED_RealDictionaryFigures) {
+  const Cmudict dict = load_cmudict();
+  const G2pSplit split = split_by_word(dict.entries);
+  auto pronunciations = [](const std::vector<CmudictEntry>& entries) {
+    int64_t n = 0;
+    for (const auto& e : entries) n += static_cast<int64_t>(e.pronunciations.size());
+    return n;
+  };
+  std::printf("words train/valid/test: %zu / %zu / %zu; pronunciations: %ld / %ld / %ld\n",
+              split.train.size(), split.valid.size(), split.test.size(),
+              pronunciations(split.train), pronunciations(split.valid), pronunciations(split.test));
+  const G2pBaseline model = G2pBaseline::train(split.train);
+  std::printf("unaligned training pronunciations: %ld\n", model.unaligned_pronunciations());
+  for (const auto& [name, entries] : {std::pair{"valid", &split.valid}, {"test", &split.test}}) {
+    const ErrorRates rates = evaluate_g2p_baseline(model, *entries);
+    std::printf("%s: %ld words, %ld wrong, WER %.2f %%; %ld edits / %ld phones, PER %.2f %%\n",
+                name, rates.words, rates.wrong_words, 100 * rates.wer(), rates.edits,
+                rates.reference_tokens, 100 * rates.per());
+    EXPECT_LT(rates.wer(), 0.5);  // a floor, but not a broken one
+    EXPECT_LT(rates.per(), 0.15);
+  }
 }
 
 }  // namespace
