@@ -4,6 +4,7 @@
 #include <cfenv>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <sstream>
 
 #include "scalelab/core/error.hpp"
@@ -150,7 +151,12 @@ float round_counted(DType dtype, double exact, PrecisionOp op, OverflowCounters*
   return static_cast<float>(r);
 }
 
-float Emulated::exp(float a, PrecisionOp op) const { return cast(std::exp(double(a)), op); }
+float Emulated::exp(float a, PrecisionOp op) const {
+  // e^a for a > 709.8 exceeds even double: pass the largest double, a finite value that rounds to
+  // inf in every format, so that the overflow is counted as one.
+  const double e = std::exp(double(a));
+  return cast(std::isinf(e) && std::isfinite(a) ? std::numeric_limits<double>::max() : e, op);
+}
 float Emulated::sqrt(float a, PrecisionOp op) const { return cast(std::sqrt(double(a)), op); }
 
 float emulated_dot(DType dtype, DType accumulate, const float* a, int64_t sa, const float* b,
