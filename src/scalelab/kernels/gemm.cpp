@@ -91,3 +91,26 @@ template void gemm_ref<double>(const GemmShape&, const double*, const double*, d
                                double);
 
 }  // namespace scalelab
+
+namespace scalelab {
+
+std::string gemm_backend_description() {
+  const dnnl_version_t* v = dnnl_version();
+  std::string isa;
+  switch (dnnl::get_effective_cpu_isa()) {
+    case dnnl::cpu_isa::avx512_core_amx: isa = "avx512_core_amx"; break;
+    case dnnl::cpu_isa::avx512_core_bf16: isa = "avx512_core_bf16"; break;
+    case dnnl::cpu_isa::avx512_core_vnni: isa = "avx512_core_vnni"; break;
+    case dnnl::cpu_isa::avx512_core: isa = "avx512_core"; break;
+    case dnnl::cpu_isa::avx2_vnni: isa = "avx2_vnni"; break;
+    case dnnl::cpu_isa::avx2: isa = "avx2"; break;
+    case dnnl::cpu_isa::avx: isa = "avx"; break;
+    case dnnl::cpu_isa::sse41: isa = "sse41"; break;
+    default: isa = "other"; break;
+  }
+  return "oneDNN " + std::to_string(v->major) + "." + std::to_string(v->minor) + "." +
+         std::to_string(v->patch) + " (" + (v->cpu_runtime == DNNL_RUNTIME_OMP ? "OpenMP" : "other") +
+         " runtime, ISA " + isa + ")";
+}
+
+}  // namespace scalelab

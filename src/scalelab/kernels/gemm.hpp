@@ -22,3 +22,9 @@ template <class T>
 void gemm_ref(const GemmShape& shape, const T* a, const T* b, T* c, T alpha = T(1), T beta = T(0));
 
 }  // namespace scalelab
+
+#include <string>
+namespace scalelab {
+// "oneDNN 2.6.3 (cpu runtime: OpenMP, ISA: ...)" for `scalelab info`.
+std::string gemm_backend_description();
+}  // namespace scalelab

@@ -1,0 +1,25 @@
+// scalelab info: what this build runs on.
+#include <iostream>
+
+#include "commands.hpp"
+#include "scalelab/core/cpu.hpp"
+#include "scalelab/core/parallel.hpp"
+#include "scalelab/kernels/gemm.hpp"
+
+namespace scalelab::cli {
+
+void add_info(CLI::App& app) {
+  CLI::App* cmd = app.add_subcommand("info", "Version, detected CPU features, GEMM backend, threads");
+  cmd->callback([] {
+    const CpuInfo cpu = detect_cpu();
+    std::cout << "scalelab " << SCALELAB_VERSION << "\n";
+    std::cout << "cpu: " << cpu.model_name << "\n";
+    std::cout << "cpu features:";
+    for (const std::string& f : cpu.features) std::cout << " " << f;
+    std::cout << "\n";
+    std::cout << "gemm: " << gemm_backend_description() << "\n";
+    std::cout << "threads: " << num_threads() << " (OpenMP; set OMP_NUM_THREADS or train.threads)\n";
+  });
+}
+
+}  // namespace scalelab::cli

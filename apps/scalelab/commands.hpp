@@ -1,0 +1,13 @@
+// The scalelab command line: one function per subcommand registers its options and its action.
+#pragma once
+#include <CLI/CLI.hpp>
+
+namespace scalelab::cli {
+
+void add_train(CLI::App& app);
+void add_init(CLI::App& app);
+void add_logits(CLI::App& app);
+void add_gradients(CLI::App& app);
+void add_info(CLI::App& app);
+
+}  // namespace scalelab::cli

@@ -1,0 +1,30 @@
+// scalelab: every scale in a Transformer is a knob; this is the command line.
+#include <iostream>
+
+#include "commands.hpp"
+#include "scalelab/core/error.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{"scalelab: a Transformer trainer in which every scale is a knob, with probes that "
+               "measure what each knob does.",
+               "scalelab"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("scalelab ") + SCALELAB_VERSION);
+  scalelab::cli::add_train(app);
+  scalelab::cli::add_init(app);
+  scalelab::cli::add_logits(app);
+  scalelab::cli::add_gradients(app);
+  scalelab::cli::add_info(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  } catch (const scalelab::Error& e) {
+    std::cerr << "scalelab: error: " << e.what() << "\n";
+    return 1;
+  } catch (const std::exception& e) {
+    std::cerr << "scalelab: error: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}

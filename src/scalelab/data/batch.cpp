@@ -1,0 +1,83 @@
+#include "scalelab/data/batch.hpp"
+
+#include <algorithm>
+#include <numeric>
+
+#include "scalelab/core/error.hpp"
+
+namespace scalelab {
+
+Batch make_batch(const std::vector<Example>& examples, const std::vector<int64_t>& indices,
+                 bool with_source) {
+  SL_CHECK(!indices.empty(), "make_batch: no examples");
+  Batch b;
+  b.size = static_cast<int64_t>(indices.size());
+  for (int64_t i : indices) {
+    b.src_len = std::max<int64_t>(b.src_len, examples[i].src.size() + 1);
+    b.tgt_len = std::max<int64_t>(b.tgt_len, examples[i].tgt.size() + 1);
+  }
+  if (with_source) {
+    b.src.assign(b.size * b.src_len, kPadId);
+    b.src_lengths.resize(b.size);
+  } else {
+    b.src_len = 0;
+  }
+  b.tgt_in.assign(b.size * b.tgt_len, kPadId);
+  b.tgt_out.assign(b.size * b.tgt_len, kPadId);
+  for (int64_t r = 0; r < b.size; ++r) {
+    const Example& e = examples[indices[r]];
+    if (with_source) {
+      std::copy(e.src.begin(), e.src.end(), b.src.begin() + r * b.src_len);
+      b.src[r * b.src_len + e.src.size()] = kEosId;
+      b.src_lengths[r] = static_cast<int32_t>(e.src.size() + 1);
+    }
+    int32_t* in = b.tgt_in.data() + r * b.tgt_len;
+    int32_t* out = b.tgt_out.data() + r * b.tgt_len;
+    in[0] = kBosId;
+    std::copy(e.tgt.begin(), e.tgt.end(), in + 1);
+    std::copy(e.tgt.begin(), e.tgt.end(), out);
+    out[e.tgt.size()] = kEosId;
+    b.target_tokens += static_cast<int64_t>(e.tgt.size()) + 1;
+  }
+  return b;
+}
+
+BatchStream::BatchStream(const std::vector<Example>& examples, int64_t batch_size,
+                         bool with_source, uint64_t seed)
+    : examples_(examples), batch_size_(batch_size), with_source_(with_source), rng_(seed) {
+  SL_CHECK(!examples.empty(), "the training set is empty");
+  SL_CHECK(batch_size > 0, "train.batch_size = ", batch_size, ": must be > 0");
+  order_.resize(examples.size());
+  reshuffle();
+}
+
+void BatchStream::reshuffle() {
+  std::iota(order_.begin(), order_.end(), 0);
+  for (size_t i = order_.size(); i > 1; --i) std::swap(order_[i - 1], order_[rng_.below(i)]);
+  cursor_ = 0;
+}
+
+Batch BatchStream::next() {
+  std::vector<int64_t> picked;
+  while (static_cast<int64_t>(picked.size()) < batch_size_) {
+    if (cursor_ == order_.size()) {
+      ++epoch_;
+      reshuffle();
+    }
+    picked.push_back(order_[cursor_++]);
+  }
+  return make_batch(examples_, picked, with_source_);
+}
+
+std::vector<Batch> batches_in_order(const std::vector<Example>& examples, int64_t batch_size,
+                                    bool with_source) {
+  std::vector<Batch> out;
+  for (size_t start = 0; start < examples.size(); start += batch_size) {
+    std::vector<int64_t> idx;
+    for (size_t i = start; i < std::min(examples.size(), start + batch_size); ++i) idx.push_back(i);
+    out.push_back(make_batch(examples, idx, with_source));
+  }
+  return out;
+}
+
+}  // namespace scalelab

@@ -1,0 +1,50 @@
+// data/batch: pads a set of examples into the rectangular arrays the model reads.
+//
+//   encoder-decoder:  src    = x_1..x_n <eos>        (padded with <pad>)
+//                     tgt_in = <bos> y_1..y_m         tgt_out = y_1..y_m <eos>
+//   decoder-only:     tgt_in = <bos> y_1..y_m         tgt_out = y_1..y_m <eos>
+// Positions of tgt_out that are <pad> are ignored by the loss.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "scalelab/core/rng.hpp"
+#include "scalelab/data/example.hpp"
+
+namespace scalelab {
+
+struct Batch {
+  int64_t size = 0, src_len = 0, tgt_len = 0;
+  std::vector<int32_t> src, src_lengths;  // [size, src_len], [size] (empty for decoder-only)
+  std::vector<int32_t> tgt_in, tgt_out;   // [size, tgt_len]
+  int64_t target_tokens = 0;              // non-pad entries of tgt_out
+};
+
+Batch make_batch(const std::vector<Example>& examples, const std::vector<int64_t>& indices,
+                 bool with_source);
+
+// Yields batches of `batch_size` examples in an order reshuffled each epoch from the seed, so a
+// given seed gives the same batches on every machine.
+class BatchStream {
+ public:
+  BatchStream(const std::vector<Example>& examples, int64_t batch_size, bool with_source,
+              uint64_t seed);
+  Batch next();
+  int64_t epoch() const { return epoch_; }
+
+ private:
+  const std::vector<Example>& examples_;
+  int64_t batch_size_;
+  bool with_source_;
+  Rng rng_;
+  std::vector<int64_t> order_;
+  size_t cursor_ = 0;
+  int64_t epoch_ = 0;
+  void reshuffle();
+};
+
+// All examples in order, in batches (for evaluation).
+std::vector<Batch> batches_in_order(const std::vector<Example>& examples, int64_t batch_size,
+                                    bool with_source);
+
+}  // namespace scalelab

@@ -1,0 +1,33 @@
+// model/checkpoint: a model's weights, its full run config and the step, in one safetensors file.
+// Tensor names and metadata keys are documented in docs/checkpoint.md.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "scalelab/core/safetensors.hpp"
+#include "scalelab/model/transformer.hpp"
+
+namespace scalelab {
+
+constexpr const char* kCheckpointFormat = "scalelab-checkpoint-1";
+
+struct Checkpoint {
+  std::string path;
+  Json run_config;  // the resolved config of the run that wrote it ({"model": ..., ...})
+  int64_t step = 0;
+  SafetensorsFile file;
+};
+
+// Writes atomically (temp file + rename). extra: additional tensors (e.g. optimizer state).
+void save_checkpoint(const std::string& path, Transformer<float>& model, const Json& run_config,
+                     int64_t step, const std::vector<TensorRef>& extra = {});
+
+// Throws Error for a missing, truncated or foreign file.
+Checkpoint read_checkpoint(const std::string& path);
+
+ModelConfig checkpoint_model_config(const Checkpoint& checkpoint);
+
+// Copies every parameter from the checkpoint; each must be present with the right shape.
+void load_weights(Transformer<float>& model, const Checkpoint& checkpoint);
+
+}  // namespace scalelab

@@ -1,0 +1,54 @@
+#include "scalelab/train/decode.hpp"
+
+#include <algorithm>
+
+namespace scalelab {
+
+std::vector<std::vector<int32_t>> greedy_decode(Transformer<float>& model, const Batch& batch,
+                                                int64_t max_len) {
+  const int64_t B = batch.size, V = model.config().tgt_vocab;
+  max_len = std::min<int64_t>(max_len, model.config().max_len - 1);
+  ModelInput in{.batch = B, .src_len = batch.src_len, .tgt_len = 1, .src = batch.src.data(),
+                .src_lengths = batch.src_lengths.data()};
+  const ForwardMode eval{};
+  model.encode(in, eval);
+  std::vector<std::vector<int32_t>> out(B);
+  std::vector<bool> done(B, false);
+  std::vector<int32_t> prefix(B, kBosId);  // [B, t]
+  for (int64_t t = 1; t <= max_len; ++t) {
+    in.tgt_len = t;
+    in.tgt = prefix.data();
+    const Tensor<float>& logits = model.decode(in, eval);
+    std::vector<int32_t> next(B * (t + 1));
+    bool all_done = true;
+    for (int64_t b = 0; b < B; ++b) {
+      std::copy(prefix.begin() + b * t, prefix.begin() + (b + 1) * t, next.begin() + b * (t + 1));
+      const float* z = logits.data() + (b * t + t - 1) * V;
+      const int32_t token = static_cast<int32_t>(std::max_element(z, z + V) - z);
+      next[b * (t + 1) + t] = token;
+      if (!done[b]) {
+        if (token == kEosId) done[b] = true;
+        else out[b].push_back(token);
+      }
+      all_done = all_done && done[b];
+    }
+    prefix.swap(next);
+    if (all_done) break;
+  }
+  return out;
+}
+
+double exact_match(Transformer<float>& model, const std::vector<Example>& examples,
+                   int64_t batch_size, int64_t max_extra_len) {
+  if (examples.empty()) return 0.0;
+  int64_t right = 0;
+  size_t offset = 0;
+  for (const Batch& b : batches_in_order(examples, batch_size, /*with_source=*/true)) {
+    const auto decoded = greedy_decode(model, b, b.tgt_len + max_extra_len);
+    for (int64_t i = 0; i < b.size; ++i) right += decoded[i] == examples[offset + i].tgt;
+    offset += b.size;
+  }
+  return double(right) / double(examples.size());
+}
+
+}  // namespace scalelab

@@ -1,0 +1,49 @@
+// train/run_config: a whole run's configuration: [model], [data], [train]. Loaded from TOML with
+// `--set section.key=value` overrides applied before validation, and kept in resolved form (every
+// default filled in) for the run directory and the checkpoint.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "scalelab/data/task.hpp"
+#include "scalelab/model/config.hpp"
+#include "scalelab/train/optimizer.hpp"
+
+namespace scalelab {
+
+struct TrainConfig {
+  int64_t steps = 1000;
+  int64_t batch_size = 64;
+  OptimizerOptions optimizer;
+  ScheduleOptions schedule;
+  double clip_norm = 0.0;        // 0: no clipping
+  double label_smoothing = 0.1;
+  int64_t eval_every = 200;      // 0: only at the end
+  int64_t eval_examples = 500;   // validation examples decoded for exact match
+  int64_t checkpoint_every = 0;  // 0: only at the end
+  int64_t log_every = 10;
+  uint64_t seed = 1;             // batches and dropout
+  int64_t threads = 0;           // 0: all cores
+  std::string run_dir = "runs/latest";
+};
+
+struct RunConfig {
+  ModelConfig model;
+  DataConfig data;
+  TrainConfig train;
+};
+
+// Reads a TOML file into a JSON tree; throws Error with the file, line and parser message.
+Json read_toml_file(const std::string& path);
+// Applies "section.key=value" (value parsed as a TOML value: number, bool, string, array;
+// a bare word is taken as a string). Throws Error for a malformed override.
+void apply_override(Json& tree, const std::string& assignment);
+
+RunConfig parse_run_config(const Json& tree);  // validates everything, rejects unknown keys
+Json run_config_to_json(const RunConfig& config);
+std::string json_to_toml(const Json& tree);    // for the run directory's config.toml
+
+// Convenience: file (may be empty: all defaults) + overrides -> validated config.
+RunConfig load_run_config(const std::string& path, const std::vector<std::string>& overrides);
+
+}  // namespace scalelab

@@ -1,0 +1,236 @@
+#include "scalelab/train/trainer.hpp"
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+
+#include "scalelab/core/parallel.hpp"
+#include "scalelab/model/checkpoint.hpp"
+#include "scalelab/train/decode.hpp"
+#include "scalelab/train/loss.hpp"
+
+namespace fs = std::filesystem;
+
+namespace scalelab {
+namespace {
+
+ModelInput model_input(const Batch& b) {
+  return {.batch = b.size, .src_len = b.src_len, .tgt_len = b.tgt_len,
+          .src = b.src.empty() ? nullptr : b.src.data(),
+          .src_lengths = b.src_lengths.empty() ? nullptr : b.src_lengths.data(),
+          .tgt = b.tgt_in.data()};
+}
+
+std::string format_duration(double seconds) {
+  const int64_t s = static_cast<int64_t>(seconds + 0.5);
+  std::ostringstream out;
+  if (s >= 3600) out << s / 3600 << "h" << std::setw(2) << std::setfill('0') << (s % 3600) / 60 << "m";
+  else if (s >= 60) out << s / 60 << "m" << std::setw(2) << std::setfill('0') << s % 60 << "s";
+  else out << s << "s";
+  return out.str();
+}
+
+void write_text_atomically(const std::string& path, const std::string& text) {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::trunc);
+    SL_CHECK(out, "cannot write ", tmp);
+    out << text;
+  }
+  fs::rename(tmp, path);
+}
+
+}  // namespace
+
+ModelConfig resolve_vocab(ModelConfig model, const TaskData& data) {
+  if (model.src_vocab == 0) model.src_vocab = data.src_vocab.size();
+  if (model.tgt_vocab == 0) model.tgt_vocab = data.tgt_vocab.size();
+  SL_CHECK(model.tgt_vocab >= data.tgt_vocab.size(), "model.tgt_vocab = ", model.tgt_vocab,
+           " is smaller than the data's target vocabulary (", data.tgt_vocab.size(), ")");
+  if (model.arch == Architecture::encoder_decoder) {
+    SL_CHECK(data.has_source, "model.arch = encoder_decoder needs a task with sources; data.task "
+                              "is a language-modelling task (use model.arch = decoder_only)");
+    SL_CHECK(model.src_vocab >= data.src_vocab.size(), "model.src_vocab = ", model.src_vocab,
+             " is smaller than the data's source vocabulary (", data.src_vocab.size(), ")");
+  }
+  return model;
+}
+
+EvalResult evaluate(Transformer<float>& model, const TaskData& data,
+                    const std::vector<Example>& examples, int64_t batch_size,
+                    int64_t exact_match_examples) {
+  EvalResult r;
+  double loss_sum = 0, nll_sum = 0;
+  int64_t correct = 0;
+  const bool with_source = model.config().arch == Architecture::encoder_decoder;
+  for (const Batch& b : batches_in_order(examples, batch_size, with_source)) {
+    const Tensor<float>& logits = model.forward(model_input(b), ForwardMode{});
+    const LossResult l = cross_entropy<float>(logits.data(), b.tgt_out.data(), b.size * b.tgt_len,
+                                              model.config().tgt_vocab, 0.0, kPadId, nullptr);
+    loss_sum += l.loss * l.tokens;
+    nll_sum += l.nll * l.tokens;
+    correct += l.correct;
+    r.tokens += l.tokens;
+  }
+  r.loss = r.tokens ? loss_sum / r.tokens : 0;
+  r.nll = r.tokens ? nll_sum / r.tokens : 0;
+  r.token_accuracy = r.tokens ? double(correct) / r.tokens : 0;
+  if (with_source && exact_match_examples > 0) {
+    const size_t n = std::min<size_t>(examples.size(), exact_match_examples);
+    const std::vector<Example> subset(examples.begin(), examples.begin() + n);
+    r.exact_match = exact_match(model, subset, batch_size);
+  }
+  (void)data;
+  return r;
+}
+
+Trainer::Trainer(const RunConfig& config, const TaskData& data)
+    : config_(config),
+      data_(data),
+      model_((config_.model = resolve_vocab(config.model, data), config_.model)),
+      optimizer_(model_.parameters(), config.train.optimizer) {}
+
+double Trainer::train_step(const Batch& batch, int64_t step, double lr, double* grad_norm,
+                           double* nll) {
+  Rng dropout_rng(config_.train.seed * 0x9E3779B97F4A7C15ull + static_cast<uint64_t>(step));
+  model_.zero_grad();
+  const Tensor<float>& logits =
+      model_.forward(model_input(batch), ForwardMode{.training = true, .rng = &dropout_rng});
+  dlogits_.resize(logits.shape());
+  const LossResult l = cross_entropy<float>(logits.data(), batch.tgt_out.data(),
+                                            batch.size * batch.tgt_len, model_.config().tgt_vocab,
+                                            config_.train.label_smoothing, kPadId, dlogits_.data());
+  model_.backward(dlogits_.data());
+  *grad_norm = clip_grad_norm(optimizer_.params(), config_.train.clip_norm);
+  optimizer_.step(lr);
+  *nll = l.nll;
+  return l.loss;
+}
+
+void Trainer::save(const std::string& path, int64_t step) {
+  std::vector<TensorRef> extra;
+  const auto& params = optimizer_.params();
+  for (size_t i = 0; i < params.size(); ++i) {
+    extra.push_back({"optimizer.m." + params[i]->name, params[i]->value.shape(),
+                     optimizer_.first_moments()[i].data()});
+    extra.push_back({"optimizer.v." + params[i]->name, params[i]->value.shape(),
+                     optimizer_.second_moments()[i].data()});
+  }
+  save_checkpoint(path, model_, run_config_to_json(config_), step, extra);
+}
+
+int64_t Trainer::restore(const std::string& path) {
+  const Checkpoint c = read_checkpoint(path);
+  const Json ours = run_config_to_json(config_);
+  SL_CHECK(c.run_config.value("model", Json()) == ours["model"], path,
+           ": the checkpoint's model config differs from this run's; resume with the same config");
+  load_weights(model_, c);
+  const auto& params = optimizer_.params();
+  for (size_t i = 0; i < params.size(); ++i) {
+    for (auto [prefix, state] : {std::pair{"optimizer.m.", &optimizer_.first_moments()[i]},
+                                 std::pair{"optimizer.v.", &optimizer_.second_moments()[i]}}) {
+      auto it = c.file.tensors.find(prefix + params[i]->name);
+      SL_CHECK(it != c.file.tensors.end(), path, ": optimizer state ", prefix, params[i]->name,
+               " is missing (not a training checkpoint?)");
+      *state = it->second;
+    }
+  }
+  optimizer_.set_steps(c.step);
+  return c.step;
+}
+
+TrainSummary Trainer::run(const TrainerOptions& options) {
+  const TrainConfig& tc = config_.train;
+  if (tc.threads > 0) set_num_threads(static_cast<int>(tc.threads));
+  const fs::path dir(tc.run_dir);
+  const std::string checkpoint_path = (dir / "checkpoint.safetensors").string();
+  const std::string metrics_path = (dir / "metrics.jsonl").string();
+  if (!options.resume) {
+    SL_CHECK(!fs::exists(metrics_path) && !fs::exists(checkpoint_path), "train.run_dir = ",
+             tc.run_dir, ": already holds a run (metrics.jsonl or checkpoint.safetensors); choose "
+             "another run_dir or pass --resume");
+  }
+  fs::create_directories(dir);
+  const Json resolved = run_config_to_json(config_);
+  write_text_atomically((dir / "config.toml").string(), json_to_toml(resolved));
+  write_text_atomically((dir / "config.json").string(), resolved.dump(2) + "\n");
+
+  int64_t start_step = 0;
+  if (options.resume) start_step = restore(checkpoint_path);
+  std::ofstream metrics(metrics_path, std::ios::app);
+  SL_CHECK(metrics, "cannot open ", metrics_path, " for writing");
+
+  const bool with_source = config_.model.arch == Architecture::encoder_decoder;
+  BatchStream stream(data_.train, tc.batch_size, with_source, tc.seed);
+  for (int64_t s = 0; s < start_step; ++s) stream.next();  // replay the batch order
+
+  TrainSummary summary;
+  summary.parameters = model_.parameter_count();
+  using clock = std::chrono::steady_clock;
+  const auto t0 = clock::now();
+  int64_t tokens = 0;
+  double last_loss = 0;
+  auto eval_and_log = [&](int64_t step) {
+    summary.valid = evaluate(model_, data_, data_.valid, tc.batch_size, tc.eval_examples);
+    Json rec = {{"split", "valid"}, {"step", step}, {"loss", summary.valid.loss},
+                {"nll", summary.valid.nll}, {"token_accuracy", summary.valid.token_accuracy}};
+    if (summary.valid.exact_match >= 0) rec["exact_match"] = summary.valid.exact_match;
+    metrics << rec.dump() << "\n" << std::flush;
+    if (options.progress) {
+      *options.progress << "valid step " << step << ": loss " << std::fixed << std::setprecision(4)
+                        << summary.valid.nll << " nats, token accuracy "
+                        << summary.valid.token_accuracy;
+      if (summary.valid.exact_match >= 0) *options.progress << ", exact match " << summary.valid.exact_match;
+      *options.progress << std::defaultfloat << "\n";
+    }
+  };
+  for (int64_t step = start_step + 1; step <= tc.steps; ++step) {
+    const Batch batch = stream.next();
+    const double lr = learning_rate(tc.schedule, step);
+    double grad_norm = 0, nll = 0;
+    last_loss = train_step(batch, step, lr, &grad_norm, &nll);
+    tokens += batch.target_tokens;
+    const double elapsed = std::chrono::duration<double>(clock::now() - t0).count();
+    if (step % tc.log_every == 0 || step == tc.steps) {
+      const double tps = tokens / std::max(elapsed, 1e-9);
+      const double eta = elapsed / double(step - start_step) * double(tc.steps - step);
+      metrics << Json{{"split", "train"}, {"step", step}, {"loss", last_loss}, {"nll", nll},
+                      {"lr", lr}, {"grad_norm", grad_norm}, {"tokens", tokens},
+                      {"tokens_per_s", tps}, {"time_s", elapsed}}.dump()
+              << "\n";
+      if (options.progress) {
+        *options.progress << "step " << step << "/" << tc.steps << "  loss " << std::fixed
+                          << std::setprecision(4) << last_loss << "  lr " << std::scientific
+                          << std::setprecision(2) << lr << std::fixed << "  tok/s "
+                          << std::setprecision(0) << tps << "  ETA " << format_duration(eta)
+                          << std::defaultfloat << "\n";
+      }
+    }
+    if (!std::isfinite(last_loss)) {
+      metrics << std::flush;
+      throw_error("training diverged: loss = ", last_loss, " at step ", step,
+                  " (lower train.lr or enable train.clip_norm)");
+    }
+    if (tc.eval_every > 0 && step % tc.eval_every == 0 && step != tc.steps) eval_and_log(step);
+    if (tc.checkpoint_every > 0 && step % tc.checkpoint_every == 0) save(checkpoint_path, step);
+  }
+  eval_and_log(tc.steps);
+  save(checkpoint_path, tc.steps);
+  summary.steps = tc.steps;
+  summary.final_train_loss = last_loss;
+  summary.seconds = std::chrono::duration<double>(clock::now() - t0).count();
+  summary.tokens_per_second = tokens / std::max(summary.seconds, 1e-9);
+  Json s = {{"steps", summary.steps}, {"final_train_loss", summary.final_train_loss},
+            {"valid_loss", summary.valid.nll}, {"valid_token_accuracy", summary.valid.token_accuracy},
+            {"seconds", summary.seconds}, {"tokens_per_second", summary.tokens_per_second},
+            {"parameters", summary.parameters}, {"threads", num_threads()}};
+  if (summary.valid.exact_match >= 0) s["valid_exact_match"] = summary.valid.exact_match;
+  write_text_atomically((dir / "summary.json").string(), s.dump(2) + "\n");
+  return summary;
+}
+
+}  // namespace scalelab

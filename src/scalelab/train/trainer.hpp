@@ -1,0 +1,70 @@
+// train/trainer: the training loop. One step: batch -> forward -> loss -> backward -> clip ->
+// optimiser, with periodic validation, JSON Lines metrics and atomic checkpoints.
+//
+// Run directory (train.run_dir):
+//   config.toml, config.json   the resolved config (every default filled in)
+//   metrics.jsonl              one record per logged step ("split": "train") and per evaluation
+//                              ("split": "valid")
+//   checkpoint.safetensors     the latest weights + optimizer state (docs/checkpoint.md)
+//   summary.json               the final figures
+// Determinism: batches come from train.seed, dropout masks from (train.seed, step), so the same
+// config and thread count give the same loss sequence, also across a resume.
+#pragma once
+#include <functional>
+#include <iosfwd>
+#include <string>
+
+#include "scalelab/data/batch.hpp"
+#include "scalelab/data/task.hpp"
+#include "scalelab/model/transformer.hpp"
+#include "scalelab/train/run_config.hpp"
+
+namespace scalelab {
+
+struct EvalResult {
+  double loss = 0, nll = 0, token_accuracy = 0;
+  double exact_match = -1;  // -1: not measured (decoder-only)
+  int64_t tokens = 0;
+};
+
+struct TrainSummary {
+  int64_t steps = 0;
+  double final_train_loss = 0;
+  EvalResult valid;
+  double seconds = 0;
+  double tokens_per_second = 0;
+  int64_t parameters = 0;
+};
+
+struct TrainerOptions {
+  bool resume = false;         // continue from run_dir/checkpoint.safetensors
+  std::ostream* progress = nullptr;  // progress lines (null: silent)
+};
+
+class Trainer {
+ public:
+  Trainer(const RunConfig& config, const TaskData& data);
+  TrainSummary run(const TrainerOptions& options);
+  Transformer<float>& model() { return model_; }
+
+ private:
+  double train_step(const Batch& batch, int64_t step, double lr, double* grad_norm,
+                    double* nll);
+  void save(const std::string& path, int64_t step);
+  int64_t restore(const std::string& path);
+
+  RunConfig config_;
+  const TaskData& data_;
+  Transformer<float> model_;
+  Optimizer<float> optimizer_;
+  Tensor<float> dlogits_;
+};
+
+EvalResult evaluate(Transformer<float>& model, const TaskData& data,
+                    const std::vector<Example>& examples, int64_t batch_size,
+                    int64_t exact_match_examples);
+
+// Model config with the vocabulary sizes taken from the data when left at 0.
+ModelConfig resolve_vocab(ModelConfig model, const TaskData& data);
+
+}  // namespace scalelab
