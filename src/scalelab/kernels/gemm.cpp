@@ -56,9 +56,12 @@ void gemm<float>(const GemmShape& s, const float* a, const float* b, float* c, f
                  float beta) {
   if (s.m == 0 || s.n == 0) return;
   const Strides st = resolve_strides(s);
-  if (s.k == 0) {  // C = beta C
+  if (s.k == 0) {  // C = beta C, and C is not read when beta = 0 (it may hold NaN)
     for (int64_t i = 0; i < s.m; ++i)
-      for (int64_t j = 0; j < s.n; ++j) c[i * st.ldc + j] *= beta;
+      for (int64_t j = 0; j < s.n; ++j) {
+        float& out = c[i * st.ldc + j];
+        out = beta == 0.0f ? 0.0f : beta * out;
+      }
     return;
   }
   using dnnl::memory;

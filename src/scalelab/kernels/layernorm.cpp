@@ -26,9 +26,14 @@ void layernorm_row(const NormShape& s, const T* x, const T* gamma, const T* beta
 }
 
 // dx for one row; dgamma/dbeta contributions go to the given row-private accumulators.
+// The mean is recomputed in double rather than read from the saved T value: in float, a row of
+// large mean and small spread would lose xhat's low bits to the rounded mean.
 template <class T>
-void layernorm_backward_row(const NormShape& s, const T* dy, const T* x, const T* gamma, T mean,
+void layernorm_backward_row(const NormShape& s, const T* dy, const T* x, const T* gamma, T,
                             T rstd, T* dx, T* dgamma, T* dbeta) {
+  double mean = 0;
+  for (int64_t j = 0; j < s.cols; ++j) mean += x[j];
+  mean /= s.cols;
   double mean_g = 0, mean_g_xhat = 0;  // mean(g), mean(g * xhat) with g = dy * gamma
   for (int64_t j = 0; j < s.cols; ++j) {
     const double xhat = (x[j] - mean) * rstd;
