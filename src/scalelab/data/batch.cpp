@@ -7,9 +7,34 @@
 
 namespace scalelab {
 
+namespace {
+
+Batch make_lm_window_batch(const std::vector<Example>& examples,
+                           const std::vector<int64_t>& indices) {
+  Batch b;
+  b.size = static_cast<int64_t>(indices.size());
+  for (int64_t i : indices) {
+    SL_CHECK(examples[i].tgt.size() >= 2, "lm window ", i, " has fewer than 2 tokens");
+    b.tgt_len = std::max<int64_t>(b.tgt_len, examples[i].tgt.size() - 1);
+  }
+  b.tgt_in.assign(b.size * b.tgt_len, kPadId);
+  b.tgt_out.assign(b.size * b.tgt_len, kPadId);
+  for (int64_t r = 0; r < b.size; ++r) {
+    const std::vector<int32_t>& w = examples[indices[r]].tgt;
+    std::copy(w.begin(), w.end() - 1, b.tgt_in.begin() + r * b.tgt_len);
+    std::copy(w.begin() + 1, w.end(), b.tgt_out.begin() + r * b.tgt_len);
+    b.target_tokens += static_cast<int64_t>(w.size()) - 1;
+  }
+  return b;
+}
+
+}  // namespace
+
 Batch make_batch(const std::vector<Example>& examples, const std::vector<int64_t>& indices,
-                 bool with_source) {
+                 BatchLayout layout) {
   SL_CHECK(!indices.empty(), "make_batch: no examples");
+  if (layout == BatchLayout::lm_window) return make_lm_window_batch(examples, indices);
+  const bool with_source = layout == BatchLayout::seq2seq;
   Batch b;
   b.size = static_cast<int64_t>(indices.size());
   for (int64_t i : indices) {
@@ -43,8 +68,8 @@ Batch make_batch(const std::vector<Example>& examples, const std::vector<int64_t
 }
 
 BatchStream::BatchStream(const std::vector<Example>& examples, int64_t batch_size,
-                         bool with_source, uint64_t seed)
-    : examples_(examples), batch_size_(batch_size), with_source_(with_source), rng_(seed) {
+                         BatchLayout layout, uint64_t seed)
+    : examples_(examples), batch_size_(batch_size), layout_(layout), rng_(seed) {
   SL_CHECK(!examples.empty(), "the training set is empty");
   SL_CHECK(batch_size > 0, "train.batch_size = ", batch_size, ": must be > 0");
   order_.resize(examples.size());
@@ -66,16 +91,16 @@ Batch BatchStream::next() {
     }
     picked.push_back(order_[cursor_++]);
   }
-  return make_batch(examples_, picked, with_source_);
+  return make_batch(examples_, picked, layout_);
 }
 
 std::vector<Batch> batches_in_order(const std::vector<Example>& examples, int64_t batch_size,
-                                    bool with_source) {
+                                    BatchLayout layout) {
   std::vector<Batch> out;
   for (size_t start = 0; start < examples.size(); start += batch_size) {
     std::vector<int64_t> idx;
     for (size_t i = start; i < std::min(examples.size(), start + batch_size); ++i) idx.push_back(i);
-    out.push_back(make_batch(examples, idx, with_source));
+    out.push_back(make_batch(examples, idx, layout));
   }
   return out;
 }

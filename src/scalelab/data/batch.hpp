@@ -3,6 +3,8 @@
 //   encoder-decoder:  src    = x_1..x_n <eos>        (padded with <pad>)
 //                     tgt_in = <bos> y_1..y_m         tgt_out = y_1..y_m <eos>
 //   decoder-only:     tgt_in = <bos> y_1..y_m         tgt_out = y_1..y_m <eos>
+//   lm window:        tgt_in = y_1..y_m-1              tgt_out = y_2..y_m  (a window of a text
+//                     stream: next-character prediction with no sentence boundaries)
 // Positions of tgt_out that are <pad> are ignored by the loss.
 #pragma once
 #include <cstdint>
@@ -13,6 +15,8 @@
 
 namespace scalelab {
 
+enum class BatchLayout { seq2seq, sequence, lm_window };
+
 struct Batch {
   int64_t size = 0, src_len = 0, tgt_len = 0;
   std::vector<int32_t> src, src_lengths;  // [size, src_len], [size] (empty for decoder-only)
@@ -21,13 +25,13 @@ struct Batch {
 };
 
 Batch make_batch(const std::vector<Example>& examples, const std::vector<int64_t>& indices,
-                 bool with_source);
+                 BatchLayout layout);
 
 // Yields batches of `batch_size` examples in an order reshuffled each epoch from the seed, so a
 // given seed gives the same batches on every machine.
 class BatchStream {
  public:
-  BatchStream(const std::vector<Example>& examples, int64_t batch_size, bool with_source,
+  BatchStream(const std::vector<Example>& examples, int64_t batch_size, BatchLayout layout,
               uint64_t seed);
   Batch next();
   int64_t epoch() const { return epoch_; }
@@ -35,7 +39,7 @@ class BatchStream {
  private:
   const std::vector<Example>& examples_;
   int64_t batch_size_;
-  bool with_source_;
+  BatchLayout layout_;
   Rng rng_;
   std::vector<int64_t> order_;
   size_t cursor_ = 0;
@@ -45,6 +49,6 @@ class BatchStream {
 
 // All examples in order, in batches (for evaluation).
 std::vector<Batch> batches_in_order(const std::vector<Example>& examples, int64_t batch_size,
-                                    bool with_source);
+                                    BatchLayout layout);
 
 }  // namespace scalelab

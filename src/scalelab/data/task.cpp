@@ -48,3 +48,12 @@ TaskData load_task(const DataConfig& c) {
 }
 
 }  // namespace scalelab
+
+namespace scalelab {
+
+BatchLayout batch_layout(const TaskData& data, bool encoder_decoder) {
+  if (data.lm_windows) return BatchLayout::lm_window;
+  return encoder_decoder ? BatchLayout::seq2seq : BatchLayout::sequence;
+}
+
+}  // namespace scalelab

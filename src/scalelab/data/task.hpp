@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "scalelab/core/config_section.hpp"
+#include "scalelab/data/batch.hpp"
 #include "scalelab/data/synthetic.hpp"
 #include "scalelab/data/vocab.hpp"
 
@@ -23,10 +24,14 @@ struct TaskData {
   std::vector<Example> train, valid, test;
   Vocab src_vocab, tgt_vocab;
   bool has_source = true;  // false for language modelling (decoder-only)
+  bool lm_windows = false;  // examples are windows of a text stream (BatchLayout::lm_window)
 };
 
 DataConfig parse_data_config(ConfigSection section);
 Json data_config_to_json(const DataConfig& config);
 TaskData load_task(const DataConfig& config);
+
+// How to batch this task's examples for a model with or without an encoder.
+BatchLayout batch_layout(const TaskData& data, bool encoder_decoder);
 
 }  // namespace scalelab

@@ -43,7 +43,7 @@ double exact_match(Transformer<float>& model, const std::vector<Example>& exampl
   if (examples.empty()) return 0.0;
   int64_t right = 0;
   size_t offset = 0;
-  for (const Batch& b : batches_in_order(examples, batch_size, /*with_source=*/true)) {
+  for (const Batch& b : batches_in_order(examples, batch_size, BatchLayout::seq2seq)) {
     const auto decoded = greedy_decode(model, b, b.tgt_len + max_extra_len);
     for (int64_t i = 0; i < b.size; ++i) right += decoded[i] == examples[offset + i].tgt;
     offset += b.size;

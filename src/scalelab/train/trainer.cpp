@@ -67,7 +67,7 @@ EvalResult evaluate(Transformer<float>& model, const TaskData& data,
   double loss_sum = 0, nll_sum = 0;
   int64_t correct = 0;
   const bool with_source = model.config().arch == Architecture::encoder_decoder;
-  for (const Batch& b : batches_in_order(examples, batch_size, with_source)) {
+  for (const Batch& b : batches_in_order(examples, batch_size, batch_layout(data, with_source))) {
     const Tensor<float>& logits = model.forward(model_input(b), ForwardMode{});
     const LossResult l = cross_entropy<float>(logits.data(), b.tgt_out.data(), b.size * b.tgt_len,
                                               model.config().tgt_vocab, 0.0, kPadId, nullptr);
@@ -84,7 +84,6 @@ EvalResult evaluate(Transformer<float>& model, const TaskData& data,
     const std::vector<Example> subset(examples.begin(), examples.begin() + n);
     r.exact_match = exact_match(model, subset, batch_size);
   }
-  (void)data;
   return r;
 }
 
@@ -165,7 +164,7 @@ TrainSummary Trainer::run(const TrainerOptions& options) {
   SL_CHECK(metrics, "cannot open ", metrics_path, " for writing");
 
   const bool with_source = config_.model.arch == Architecture::encoder_decoder;
-  BatchStream stream(data_.train, tc.batch_size, with_source, tc.seed);
+  BatchStream stream(data_.train, tc.batch_size, batch_layout(data_, with_source), tc.seed);
   for (int64_t s = 0; s < start_step; ++s) stream.next();  // replay the batch order
 
   TrainSummary summary;
