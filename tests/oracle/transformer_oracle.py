@@ -1,0 +1,564 @@
+#!/usr/bin/python3
+"""PyTorch oracle for scalelab's Transformer.
+
+An independent float64 PyTorch implementation of the model documented in docs/model.md,
+built from a scalelab checkpoint (read with numpy alone, per docs/checkpoint.md) by tensor
+name. For each case it runs `scalelab init` (and, for a second variant, rewrites the
+checkpoint with perturbed biases, norm parameters and learned scales so that no parameter sits
+at a value where a mistake would cancel), then `scalelab gradients`, and compares scalelab's
+float32 logits, loss and every parameter gradient with the oracle's autograd results.
+
+This file is written from the documentation only; it does not use scalelab's source.
+
+Error measure, per tensor: rel = max|a - b| / max|b|, a = scalelab (float32), b = oracle
+(float64). A gradient that is zero in exact arithmetic (e.g. the attention key bias: softmax
+is invariant to the constant q.bk) has no meaningful relative error; such tensors (max|b| below
+ZERO_GRAD_FRACTION times the largest gradient of the case) are instead checked with
+max|a| / (largest |gradient| of the case) against the same tolerance.
+
+Usage: transformer_oracle.py --bin build/scalelab --tmp DIR [--case NAME ...] [--verbose]
+"""
+import argparse
+import json
+import math
+import os
+import struct
+import subprocess
+import sys
+
+import numpy as np
+import torch
+
+# Tolerances on rel = max|a-b| / max|b|, keyed by the dtype of the engine's outputs.
+TOLERANCE = {"float32": 1e-4}
+ENGINE_DTYPE = "float32"
+ZERO_GRAD_FRACTION = 1e-9
+
+PAD, BOS, EOS, UNK = 0, 1, 2, 3
+
+# Defaults of the documented options (docs/model.md), used when a case does not set a key.
+DOC_DEFAULTS = {
+    "norm_eps": 1e-5,
+    "activation": "relu",
+    "positions": "sinusoidal",
+    "tie_output": False,
+    "embedding.scale": "sqrt_d",
+    "embedding.output_scale": "1",
+    "attention.scale": "inv_sqrt_dk",
+    "attention.multiplier": 1.0,
+}
+
+COMMON = {
+    "d_model": 32, "n_heads": 4, "d_ff": 64, "dropout": 0.0,
+    "src_vocab": 19, "tgt_vocab": 21, "max_len": 64, "seed": 7,
+}
+
+CASES = [
+    # name, model settings, batch shape (source lengths, target lengths), label smoothing
+    dict(name="encdec_post", model=dict(
+        arch="encoder_decoder", norm="post", encoder_layers=2, decoder_layers=2,
+        **{"attention.scale": "inv_dk"}),
+        src_lens=[7, 4, 9], tgt_lens=[6, 8, 3], smoothing=0.1),
+    dict(name="encdec_pre", model=dict(
+        arch="encoder_decoder", norm="pre", encoder_layers=2, decoder_layers=2,
+        activation="gelu", **{"embedding.scale": "learned"}),
+        src_lens=[5, 9, 6], tgt_lens=[8, 5, 7], smoothing=0.0),
+    dict(name="deconly_post", model=dict(
+        arch="decoder_only", norm="post", decoder_layers=2, tie_output=True,
+        **{"embedding.output_scale": "inv_sqrt_d"}),
+        src_lens=None, tgt_lens=[9, 5, 7], smoothing=0.0),
+    dict(name="deconly_pre", model=dict(
+        arch="decoder_only", norm="pre", decoder_layers=2,
+        **{"embedding.scale": "learned", "embedding.learned_init": 2.5}),
+        src_lens=None, tgt_lens=[6, 9, 4], smoothing=0.1),
+    # Extra coverage of the remaining documented options.
+    dict(name="encdec_pre_misc", model=dict(
+        arch="encoder_decoder", norm="pre", encoder_layers=1, decoder_layers=2, activation="gelu",
+        tie_output=True, positions="none", linear_init="torch_default", norm_eps=1e-3,
+        **{"attention.scale": "constant", "attention.multiplier": 0.3,
+           "embedding.scale": "d", "embedding.init": "xavier_uniform",
+           "embedding.output_scale": "inv_sqrt_d"}),
+        src_lens=[3, 8, 5], tgt_lens=[7, 7, 2], smoothing=0.2),
+    dict(name="deconly_post_misc", model=dict(
+        arch="decoder_only", norm="post", decoder_layers=3,
+        **{"attention.scale": "none", "attention.multiplier": 2.0, "embedding.scale": 0.7,
+           "embedding.init": "uniform_sqrt3_d"}),
+        src_lens=None, tgt_lens=[5, 8, 8], smoothing=0.05),
+]
+
+
+# ---------------------------------------------------------------- safetensors with numpy alone
+
+def read_safetensors(path):
+    """The reader of docs/checkpoint.md (plus the header, kept for checks)."""
+    raw = open(path, "rb").read()
+    n = struct.unpack("<Q", raw[:8])[0]
+    header = json.loads(raw[8:8 + n])
+    meta = header.pop("__metadata__", {})
+    data = raw[8 + n:]
+    tensors = {name: np.frombuffer(data[a:b], dtype="<f4").reshape(info["shape"])
+               for name, info in header.items() for a, b in [info["data_offsets"]]}
+    return meta, tensors
+
+
+def write_safetensors(path, tensors, meta):
+    header = {"__metadata__": meta}
+    blobs, off = [], 0
+    for name in sorted(tensors):
+        arr = np.ascontiguousarray(tensors[name], dtype="<f4")
+        header[name] = {"dtype": "F32", "shape": list(arr.shape),
+                        "data_offsets": [off, off + arr.nbytes]}
+        blobs.append(arr.tobytes())
+        off += arr.nbytes
+    h = json.dumps(header).encode()
+    h += b" " * ((8 - len(h) % 8) % 8)
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", len(h)))
+        f.write(h)
+        for b in blobs:
+            f.write(b)
+
+
+# ---------------------------------------------------------------- the documented model
+
+def opt(cfg, key):
+    return cfg.get(key, DOC_DEFAULTS.get(key))
+
+
+def linear(P, name, x, bias=True):
+    y = x @ P[name + ".weight"].t()
+    return y + P[name + ".bias"] if bias else y
+
+
+def layer_norm(P, name, x, eps):
+    mean = x.mean(-1, keepdim=True)
+    var = ((x - mean) ** 2).mean(-1, keepdim=True)  # biased
+    return (x - mean) / torch.sqrt(var + eps) * P[name + ".weight"] + P[name + ".bias"]
+
+
+def activation(kind, x):
+    if kind == "relu":
+        return torch.clamp(x, min=0.0)
+    if kind == "gelu":  # erf form
+        return 0.5 * x * (1.0 + torch.erf(x / math.sqrt(2.0)))
+    raise ValueError(kind)
+
+
+def attention_scale(cfg):
+    d_k = cfg["d_model"] // cfg["n_heads"]
+    m = float(opt(cfg, "attention.multiplier"))
+    kind = opt(cfg, "attention.scale")
+    return {"inv_sqrt_dk": m / math.sqrt(d_k), "inv_dk": m / d_k, "none": 1.0, "constant": m}[kind]
+
+
+def attention(P, name, xq, xkv, masked, cfg):
+    """masked: bool [B, Tq, Tk], True where s_ij = -inf."""
+    h = cfg["n_heads"]
+    B, Tq, d = xq.shape
+    Tk = xkv.shape[1]
+    d_k = d // h
+    q = linear(P, name + ".q", xq).view(B, Tq, h, d_k).transpose(1, 2)
+    k = linear(P, name + ".k", xkv).view(B, Tk, h, d_k).transpose(1, 2)
+    v = linear(P, name + ".v", xkv).view(B, Tk, h, d_k).transpose(1, 2)
+    s = attention_scale(cfg) * (q @ k.transpose(-1, -2))
+    s = s.masked_fill(masked[:, None, :, :], float("-inf"))
+    p = torch.softmax(s, dim=-1)
+    o = (p @ v).transpose(1, 2).reshape(B, Tq, d)
+    return linear(P, name + ".o", o)
+
+
+def ffn(P, name, x, cfg):
+    return linear(P, name + ".fc2", activation(opt(cfg, "activation"), linear(P, name + ".fc1", x)))
+
+
+def sinusoid(T, d):
+    pe = torch.zeros(T, d, dtype=torch.float64)
+    pos = torch.arange(T, dtype=torch.float64)[:, None]
+    i2 = torch.arange(0, d, 2, dtype=torch.float64)
+    div = torch.pow(torch.tensor(10000.0, dtype=torch.float64), i2 / d)
+    pe[:, 0::2] = torch.sin(pos / div)
+    pe[:, 1::2] = torch.cos(pos / div)
+    return pe
+
+
+def embed(P, prefix, ids, cfg):
+    d = cfg["d_model"]
+    kind = str(opt(cfg, "embedding.scale"))
+    if kind == "learned":
+        s = P[prefix + ".embed.scale"]  # [1]
+    else:
+        s = {"1": 1.0, "sqrt_d": math.sqrt(d), "d": float(d), "inv_sqrt_d": 1.0 / math.sqrt(d)}.get(kind)
+        if s is None:
+            s = float(kind)
+    x = s * P[prefix + ".embed.weight"][ids]
+    if opt(cfg, "positions") == "sinusoidal":
+        x = x + sinusoid(ids.shape[1], d)[None]
+    elif opt(cfg, "positions") != "none":
+        raise ValueError(opt(cfg, "positions"))
+    return x
+
+
+def sublayer(P, norm_name, x, f, cfg):
+    eps = float(opt(cfg, "norm_eps"))
+    if cfg["norm"] == "post":
+        return layer_norm(P, norm_name, x + f(x), eps)
+    return x + f(layer_norm(P, norm_name, x, eps))
+
+
+def forward(P, cfg, src, inp):
+    """Returns logits [B, T, V]. src: LongTensor [B, S] or None; inp: LongTensor [B, T]."""
+    eps = float(opt(cfg, "norm_eps"))
+    pre = cfg["norm"] == "pre"
+    B, T = inp.shape
+    memory = None
+    if cfg["arch"] == "encoder_decoder":
+        S = src.shape[1]
+        # len_b = index of the last non-pad token + 1
+        idx = torch.arange(S)[None, :].expand(B, S)
+        lens = torch.where(src != PAD, idx + 1, torch.zeros_like(idx)).max(dim=1).values
+        key_pad = torch.arange(S)[None, :] >= lens[:, None]  # [B, S]
+        x = embed(P, "encoder", src, cfg)
+        enc_mask = key_pad[:, None, :].expand(B, S, S)
+        for l in range(cfg["encoder_layers"]):
+            pfx = f"encoder.layers.{l}"
+            x = sublayer(P, pfx + ".norm1", x,
+                         lambda z: attention(P, pfx + ".self_attn", z, z, enc_mask, cfg), cfg)
+            x = sublayer(P, pfx + ".norm2", x, lambda z: ffn(P, pfx + ".ffn", z, cfg), cfg)
+        memory = layer_norm(P, "encoder.final_norm", x, eps) if pre else x
+        cross_mask = key_pad[:, None, :].expand(B, T, S)
+    causal = (torch.arange(T)[None, :] > torch.arange(T)[:, None])[None].expand(B, T, T)
+    y = embed(P, "decoder", inp, cfg)
+    for l in range(cfg["decoder_layers"]):
+        pfx = f"decoder.layers.{l}"
+        y = sublayer(P, pfx + ".norm1", y,
+                     lambda z: attention(P, pfx + ".self_attn", z, z, causal, cfg), cfg)
+        n = 2
+        if memory is not None:
+            y = sublayer(P, pfx + ".norm2", y,
+                         lambda z: attention(P, pfx + ".cross_attn", z, memory, cross_mask, cfg), cfg)
+            n = 3
+        y = sublayer(P, pfx + f".norm{n}", y, lambda z: ffn(P, pfx + ".ffn", z, cfg), cfg)
+    h = layer_norm(P, "decoder.final_norm", y, eps) if pre else y
+    W = P["decoder.embed.weight"] if opt(cfg, "tie_output") else P["decoder.out.weight"]
+    c_out = {"1": 1.0, "inv_sqrt_d": 1.0 / math.sqrt(cfg["d_model"])}[str(opt(cfg, "embedding.output_scale"))]
+    return c_out * (h @ W.t())
+
+
+def smoothed_loss(logits, target, e):
+    """(1/N) sum_t -sum_j q_tj log softmax(logits_t)_j, q_t = (1-e) onehot + e/V, pad targets ignored."""
+    V = logits.shape[-1]
+    logp = torch.log_softmax(logits.reshape(-1, V), dim=-1)
+    t = target.reshape(-1)
+    keep = t != PAD
+    q = torch.full_like(logp, e / V)
+    q[torch.arange(t.numel()), t] += 1.0 - e
+    per = -(q * logp).sum(-1)
+    return per[keep].sum() / keep.sum()
+
+
+# ---------------------------------------------------------------- the test driver
+
+def expected_param_names(cfg):
+    """The tensor table of docs/checkpoint.md for this config."""
+    names = []
+    lin = lambda p: [p + ".weight", p + ".bias"]
+    attn = lambda p: sum((lin(f"{p}.{w}") for w in "qkvo"), [])
+    pre = cfg["norm"] == "pre"
+    learned = str(opt(cfg, "embedding.scale")) == "learned"
+    if cfg["arch"] == "encoder_decoder":
+        names.append("encoder.embed.weight")
+        if learned:
+            names.append("encoder.embed.scale")
+        for l in range(cfg["encoder_layers"]):
+            p = f"encoder.layers.{l}"
+            names += attn(p + ".self_attn") + lin(p + ".ffn.fc1") + lin(p + ".ffn.fc2")
+            names += lin(p + ".norm1") + lin(p + ".norm2")
+        if pre:
+            names += lin("encoder.final_norm")
+    names.append("decoder.embed.weight")
+    if learned:
+        names.append("decoder.embed.scale")
+    for l in range(cfg["decoder_layers"]):
+        p = f"decoder.layers.{l}"
+        names += attn(p + ".self_attn")
+        if cfg["arch"] == "encoder_decoder":
+            names += attn(p + ".cross_attn")
+        names += lin(p + ".ffn.fc1") + lin(p + ".ffn.fc2")
+        n_norms = 3 if cfg["arch"] == "encoder_decoder" else 2
+        for k in range(1, n_norms + 1):
+            names += lin(f"{p}.norm{k}")
+    if pre:
+        names += lin("decoder.final_norm")
+    if not opt(cfg, "tie_output"):
+        names.append("decoder.out.weight")
+    return names
+
+
+def expected_shape(name, cfg):
+    d, F = cfg["d_model"], cfg["d_ff"]
+    if name.endswith("embed.weight"):
+        return [cfg["src_vocab"] if name.startswith("encoder") else cfg["tgt_vocab"], d]
+    if name == "decoder.out.weight":
+        return [cfg["tgt_vocab"], d]
+    if name.endswith("embed.scale"):
+        return [1]
+    if ".fc1." in name:
+        return [F, d] if name.endswith("weight") else [F]
+    if ".fc2." in name:
+        return [d, F] if name.endswith("weight") else [d]
+    if "_attn." in name:
+        return [d, d] if name.endswith("weight") else [d]
+    return [d]  # norms
+
+
+def make_batch(rng, lens, vocab, with_eos_in_input):
+    """Rows of the given content lengths (excluding <eos>/<bos>), right-padded with <pad>."""
+    B = len(lens)
+    contents = [rng.integers(4, vocab, size=n) for n in lens]
+    if with_eos_in_input:  # encoder input x_1..x_n <eos>
+        L = max(lens) + 1
+        src = np.zeros((B, L), dtype=np.int64)
+        for b, c in enumerate(contents):
+            src[b, :len(c)] = c
+            src[b, len(c)] = EOS
+        return src
+    L = max(lens) + 1
+    inp = np.zeros((B, L), dtype=np.int64)
+    tgt = np.zeros((B, L), dtype=np.int64)
+    for b, c in enumerate(contents):
+        inp[b, 0] = BOS
+        inp[b, 1:len(c) + 1] = c
+        tgt[b, :len(c)] = c
+        tgt[b, len(c)] = EOS
+    return inp, tgt
+
+
+def perturb(tensors, rng):
+    """Move every parameter away from its structured init: biases and norm biases ~ N(0, 0.1),
+    norm gains ~ 1 + N(0, 0.1), learned scales x (1 + N(0, 0.1)), matrices + N(0, (0.1 std)^2)."""
+    out = {}
+    for name, t in tensors.items():
+        t = t.astype(np.float64)
+        if name.endswith(".bias"):
+            t = t + rng.normal(0, 0.1, t.shape)
+        elif "norm" in name.split(".")[-2]:  # norm1/2/3, final_norm gains
+            t = t + rng.normal(0, 0.1, t.shape)
+        elif name.endswith(".scale"):
+            t = t * (1 + rng.normal(0, 0.1, t.shape))
+        else:
+            t = t + rng.normal(0, 0.1, t.shape) * max(t.std(), 1e-3)
+        out[name] = t.astype(np.float32)
+    return out
+
+
+def run(cmd):
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        sys.stderr.write(f"command failed ({r.returncode}): {' '.join(cmd)}\n{r.stdout}{r.stderr}")
+        raise SystemExit(2)
+    return r
+
+
+def write_config(path, case):
+    m = dict(COMMON)
+    m.update(case["model"])
+    lines = ["[model]"]
+    for k, v in m.items():
+        if isinstance(v, bool):
+            v = "true" if v else "false"
+        elif isinstance(v, str):
+            v = json.dumps(v)
+        lines.append(f"{k} = {v}")
+    lines += ["", "[data]", 'task = "copy"', "", "[train]", ""]
+    open(path, "w").write("\n".join(lines))
+    return m
+
+
+def flatten(d, prefix=""):
+    out = {}
+    for k, v in d.items():
+        if isinstance(v, dict):
+            out.update(flatten(v, prefix + k + "."))
+        else:
+            out[prefix + k] = v
+    return out
+
+
+def check_resolved_config(meta, cfg):
+    """The checkpoint's resolved config agrees with what the case asked for and the doc's defaults."""
+    resolved = flatten(json.loads(meta["config"])["model"])
+    problems = []
+    keys = set(cfg) | set(DOC_DEFAULTS)
+    if opt(cfg, "attention.scale") == "none":
+        # "none" means c = 1 whatever the multiplier; the engine may record it as constant with m = 1.
+        keys -= {"attention.scale", "attention.multiplier"}
+        have = (resolved.get("attention.scale"), _num(resolved.get("attention.multiplier")))
+        if have[0] != "none" and have != ("constant", 1.0):
+            problems.append(f"attention.scale: resolved {have}, case 'none' (c = 1)")
+    for k in keys:
+        want = opt(cfg, k)
+        have = resolved.get(k)
+        if have is None:
+            problems.append(f"{k}: missing from the resolved config")
+            continue
+        if isinstance(want, (int, float)) and not isinstance(want, bool):
+            ok = isinstance(have, (int, float)) and abs(float(have) - float(want)) <= 1e-12 * max(1, abs(want))
+        else:
+            ok = str(have).lower() == str(want).lower() or (
+                _num(have) is not None and _num(have) == _num(want))
+        if not ok:
+            problems.append(f"{k}: resolved {have!r}, case/doc default {want!r}")
+    return problems
+
+
+def _num(v):
+    try:
+        return float(v)
+    except (TypeError, ValueError):
+        return None
+
+
+def rel_err(a, b):
+    a = np.asarray(a, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64)
+    return float(np.max(np.abs(a - b)) / np.max(np.abs(b))), float(np.max(np.abs(b)))
+
+
+def run_case(case, variant, binary, tmp, verbose):
+    tol = TOLERANCE[ENGINE_DTYPE]
+    name = f"{case['name']}/{variant}"
+    work = os.path.join(tmp, case["name"])
+    os.makedirs(work, exist_ok=True)
+    cfg = write_config(os.path.join(work, "config.toml"), case)
+    ckpt = os.path.join(work, "init.safetensors")
+    run([binary, "init", "--config", os.path.join(work, "config.toml"), "--out", ckpt, "--force"])
+    meta, tensors = read_safetensors(ckpt)
+    failures = []
+    failures += [f"{name}: config {p}" for p in check_resolved_config(meta, cfg)]
+    names = expected_param_names(cfg)
+    if sorted(names) != sorted(tensors):
+        failures.append(f"{name}: tensor names differ from docs/checkpoint.md: "
+                        f"missing {sorted(set(names) - set(tensors))}, extra {sorted(set(tensors) - set(names))}")
+        return name, None, failures
+    failures += [f"{name}: {n} shape {list(tensors[n].shape)}, doc {expected_shape(n, cfg)}"
+                 for n in names if list(tensors[n].shape) != expected_shape(n, cfg)]
+    rng = np.random.default_rng(1234 + CASES.index(case))
+    if variant == "perturbed":
+        tensors = perturb(tensors, rng)
+        ckpt = os.path.join(work, "perturbed.safetensors")
+        write_safetensors(ckpt, tensors, meta)
+    # batch
+    data_rng = np.random.default_rng(99 + CASES.index(case))
+    args = [binary, "gradients", "--checkpoint", ckpt, "--force"]
+    src = None
+    if cfg["arch"] == "encoder_decoder":
+        src = make_batch(data_rng, case["src_lens"], cfg["src_vocab"], True)
+        np.save(os.path.join(work, "src.npy"), src.astype(np.int32))
+        args += ["--source", os.path.join(work, "src.npy")]
+    inp, tgt = make_batch(data_rng, case["tgt_lens"], cfg["tgt_vocab"], False)
+    np.save(os.path.join(work, "inp.npy"), inp.astype(np.int64))
+    np.save(os.path.join(work, "tgt.npy"), tgt.astype(np.int32))
+    gpath = os.path.join(work, f"grads_{variant}.safetensors")
+    args += ["--input", os.path.join(work, "inp.npy"), "--target", os.path.join(work, "tgt.npy"),
+             "--label-smoothing", repr(case["smoothing"]), "--out", gpath]
+    run(args)
+    _, out = read_safetensors(gpath)
+
+    # oracle
+    P = {k: torch.tensor(v.astype(np.float64), requires_grad=True) for k, v in tensors.items()}
+    logits = forward(P, cfg, None if src is None else torch.from_numpy(src), torch.from_numpy(inp))
+    loss = smoothed_loss(logits, torch.from_numpy(tgt), case["smoothing"])
+    # cross-check the loss against PyTorch's own definition named by the doc
+    ref = torch.nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), torch.from_numpy(tgt).reshape(-1),
+                                            ignore_index=PAD, label_smoothing=case["smoothing"])
+    if not abs(ref.item() - loss.item()) <= 1e-12 * abs(ref.item()):
+        failures.append(f"{name}: oracle's documented loss {loss.item()!r} != torch cross_entropy {ref.item()!r}")
+    loss.backward()
+
+    expected_out = {"logits", "loss"} | {"grad." + n for n in names}
+    if set(out) != expected_out:
+        failures.append(f"{name}: gradients file names: missing {sorted(expected_out - set(out))}, "
+                        f"extra {sorted(set(out) - expected_out)}")
+        return name, None, failures
+    res = {}
+    res["logits"] = rel_err(out["logits"], logits.detach().numpy())[0]
+    if list(out["logits"].shape) != list(logits.shape):
+        failures.append(f"{name}: logits shape {out['logits'].shape} vs {tuple(logits.shape)}")
+    res["loss"] = rel_err(out["loss"].reshape(-1)[:1], [loss.item()])[0]
+    grad_scale = max(float(P[n].grad.abs().max()) for n in names)
+    worst, worst_name, zero_worst, zero_names = 0.0, None, 0.0, []
+    per_tensor = {}
+    for n in names:
+        a, b = out["grad." + n], P[n].grad.numpy()
+        if list(a.shape) != list(b.shape):
+            failures.append(f"{name}: grad.{n} shape {a.shape} vs {b.shape}")
+            continue
+        if np.max(np.abs(b)) <= ZERO_GRAD_FRACTION * grad_scale:
+            e = float(np.max(np.abs(a))) / grad_scale
+            zero_names.append(n)
+            zero_worst = max(zero_worst, e)
+            per_tensor[n] = ("zero", e)
+            if e > tol:
+                failures.append(f"{name}: grad.{n} is zero in exact arithmetic, scalelab max|g| / max grad = {e:.3g}")
+            continue
+        e, _ = rel_err(a, b)
+        per_tensor[n] = ("rel", e)
+        if e > worst:
+            worst, worst_name = e, n
+        if not e <= tol:
+            failures.append(f"{name}: grad.{n} rel err {e:.3g} > {tol:g}")
+    res["grads"], res["worst_grad"], res["zero"], res["zero_names"] = worst, worst_name, zero_worst, zero_names
+    for k in ("logits", "loss"):
+        if not res[k] <= tol:
+            failures.append(f"{name}: {k} rel err {res[k]:.3g} > {tol:g}")
+    if verbose:
+        for n, (kind, e) in per_tensor.items():
+            print(f"    {name:28s} {kind:4s} {e:9.2e}  grad.{n}")
+    res["loss_value"] = loss.item()
+    return name, res, failures
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--bin", default=os.environ.get("SCALELAB_BIN", "build/scalelab"))
+    ap.add_argument("--tmp", default=os.environ.get("SCALELAB_TMP", "/tmp/scalelab-oracle"))
+    ap.add_argument("--case", action="append", help="run only these cases (repeatable)")
+    ap.add_argument("--verbose", action="store_true", help="print every tensor's error")
+    a = ap.parse_args()
+    torch.set_num_threads(1)
+    tmp = os.path.join(a.tmp, "transformer_oracle")
+    os.makedirs(tmp, exist_ok=True)
+    tol = TOLERANCE[ENGINE_DTYPE]
+    print(f"scalelab ({ENGINE_DTYPE}) vs PyTorch {torch.__version__} float64 oracle; "
+          f"error = max|a-b| / max|b| per tensor; tolerance {tol:g}")
+    print(f"{'case':30s} {'loss':>8s} {'logits':>9s} {'loss err':>9s} {'grads':>9s}  "
+          f"{'worst gradient':44s} {'zero-grads':>10s}")
+    all_fail = []
+    overall = (0.0, None)
+    cases = [c for c in CASES if not a.case or c["name"] in a.case]
+    if not cases:
+        sys.exit(f"no such case: {a.case}")
+    for case in cases:
+        for variant in ("init", "perturbed"):
+            name, res, fails = run_case(case, variant, a.bin, tmp, a.verbose)
+            all_fail += fails
+            if res is None:
+                print(f"{name:30s} FAILED (see below)")
+                continue
+            print(f"{name:30s} {res['loss_value']:8.4f} {res['logits']:9.2e} {res['loss']:9.2e} "
+                  f"{res['grads']:9.2e}  {res['worst_grad'] or '-':44s} {res['zero']:10.1e}"
+                  f"{'  FAIL' if fails else ''}")
+            for k in ("logits", "loss", "grads"):
+                if res[k] > overall[0]:
+                    overall = (res[k], f"{name} {'grad.' + res['worst_grad'] if k == 'grads' else k}")
+    print(f"worst relative error over all cases: {overall[0]:.2e} ({overall[1]})")
+    if all_fail:
+        print(f"\n{len(all_fail)} FAILURE(S):")
+        for f in all_fail:
+            print("  " + f)
+        sys.exit(1)
+    print("all cases agree within", tol)
+
+
+if __name__ == "__main__":
+    main()
