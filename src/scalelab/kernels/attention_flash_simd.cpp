@@ -1,5 +1,5 @@
 // The float flash-attention kernel: tiles of Br query rows × Bc keys, register-blocked matrix
-// products (6 rows × 2 vectors of C per micro-tile, as BLIS does on AVX2) and vectorised online
+// products (12 or 6 rows × 2 vectors of C per micro-tile, as BLIS does) and vectorised online
 // softmax, compiled for every Highway target and chosen at run time (HWY_DYNAMIC_DISPATCH).
 // Math: attention_flash.hpp. Plain twin: flash_forward_plain / flash_backward_plain.
 //
@@ -30,8 +30,16 @@ using DF = hn::ScalableTag<float>;
 constexpr size_t kTileRows = 48;  // Br: query rows per tile (a multiple of the 6-row micro-tile)
 
 size_t PanelWidth() { return 2 * hn::Lanes(DF()); }  // W: columns of one micro-tile
-size_t TileCols() { return std::max<size_t>(64, PanelWidth()); }  // Bc: keys per tile
+size_t TileCols() { return std::max<size_t>(128, PanelWidth()); }  // Bc: keys per tile
 size_t RoundUp(size_t n, size_t m) { return (n + m - 1) / m * m; }
+
+// Rows of the micro-tile: 12 × 2 vectors of accumulators where there are 32 vector registers
+// (AVX-512, NEON, SVE), 6 × 2 where there are 16 (AVX2, SSE4).
+#if (HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3) || HWY_ARCH_ARM_A64
+constexpr int kMicroRows = 12;
+#else
+constexpr int kMicroRows = 6;
+#endif
 
 // C[M × W] (= or +=) sum_k A(m, k) B[k, 0:W] with A(m, k) = A[m·a_row + k·a_col]; W = 2 vectors.
 template <int M>
@@ -40,34 +48,58 @@ HWY_INLINE void MicroTile(size_t K, const float* HWY_RESTRICT A, size_t a_row, s
                           size_t ldc, bool accumulate) {
   const DF d;
   const size_t L = hn::Lanes(d);
-  auto c00 = hn::Zero(d), c01 = hn::Zero(d), c10 = hn::Zero(d), c11 = hn::Zero(d);
-  auto c20 = hn::Zero(d), c21 = hn::Zero(d), c30 = hn::Zero(d), c31 = hn::Zero(d);
-  auto c40 = hn::Zero(d), c41 = hn::Zero(d), c50 = hn::Zero(d), c51 = hn::Zero(d);
-  for (size_t k = 0; k < K; ++k) {
-    const auto b0 = hn::LoadU(d, B + k * ldb);
-    const auto b1 = hn::LoadU(d, B + k * ldb + L);
+#define SL_DECLARE(m) auto c##m##_0 = hn::Zero(d), c##m##_1 = hn::Zero(d);
+#define SL_ROW(m)                                      \
+  if constexpr (M > m) {                               \
+    const auto am = hn::Set(d, a[m * a_row]);          \
+    c##m##_0 = hn::MulAdd(am, b0, c##m##_0);           \
+    c##m##_1 = hn::MulAdd(am, b1, c##m##_1);           \
+  }
+#define SL_STORE(m)                                         \
+  if constexpr (M > m) {                                    \
+    float* c = C + m * ldc;                                 \
+    if (accumulate) {                                       \
+      c##m##_0 = hn::Add(c##m##_0, hn::LoadU(d, c));        \
+      c##m##_1 = hn::Add(c##m##_1, hn::LoadU(d, c + L));    \
+    }                                                       \
+    hn::StoreU(c##m##_0, d, c);                             \
+    hn::StoreU(c##m##_1, d, c + L);                         \
+  }
+#define SL_ALL(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11)
+  SL_ALL(SL_DECLARE)
+  size_t k = 0;
+  for (; k + 2 <= K; k += 2) {  // unrolled by 2: less loop overhead on the FMA ports
+    {
+      const auto b0 = hn::LoadU(d, B + k * ldb), b1 = hn::LoadU(d, B + k * ldb + L);
+      const float* a = A + k * a_col;
+      SL_ALL(SL_ROW)
+    }
+    {
+      const auto b0 = hn::LoadU(d, B + (k + 1) * ldb), b1 = hn::LoadU(d, B + (k + 1) * ldb + L);
+      const float* a = A + (k + 1) * a_col;
+      SL_ALL(SL_ROW)
+    }
+  }
+  if (k < K) {
+    const auto b0 = hn::LoadU(d, B + k * ldb), b1 = hn::LoadU(d, B + k * ldb + L);
     const float* a = A + k * a_col;
-#define SL_ROW(m)                                              \
-  if constexpr (M > m) {                                       \
-    const auto am = hn::Set(d, a[m * a_row]);                  \
-    c##m##0 = hn::MulAdd(am, b0, c##m##0);                     \
-    c##m##1 = hn::MulAdd(am, b1, c##m##1);                     \
+    SL_ALL(SL_ROW)
   }
-    SL_ROW(0) SL_ROW(1) SL_ROW(2) SL_ROW(3) SL_ROW(4) SL_ROW(5)
-#undef SL_ROW
-  }
-#define SL_STORE(m)                                                                 \
-  if constexpr (M > m) {                                                            \
-    float* c = C + m * ldc;                                                         \
-    if (accumulate) {                                                               \
-      c##m##0 = hn::Add(c##m##0, hn::LoadU(d, c));                                  \
-      c##m##1 = hn::Add(c##m##1, hn::LoadU(d, c + L));                              \
-    }                                                                               \
-    hn::StoreU(c##m##0, d, c);                                                      \
-    hn::StoreU(c##m##1, d, c + L);                                                  \
-  }
-  SL_STORE(0) SL_STORE(1) SL_STORE(2) SL_STORE(3) SL_STORE(4) SL_STORE(5)
+  SL_ALL(SL_STORE)
+#undef SL_ALL
 #undef SL_STORE
+#undef SL_ROW
+#undef SL_DECLARE
+}
+
+template <int M>
+HWY_INLINE void MicroTileRemainder(size_t rows, size_t K, const float* A, size_t a_row,
+                                   size_t a_col, const float* B, size_t ldb, float* C, size_t ldc,
+                                   bool accumulate) {
+  if constexpr (M > 0) {
+    if (rows == M) return MicroTile<M>(K, A, a_row, a_col, B, ldb, C, ldc, accumulate);
+    MicroTileRemainder<M - 1>(rows, K, A, a_row, a_col, B, ldb, C, ldc, accumulate);
+  }
 }
 
 // C[M × N] (= or +=) A(M × K) · B[K × N]; N a multiple of W; A(m, k) = A[m·a_row + k·a_col].
@@ -77,18 +109,12 @@ HWY_NOINLINE void Gemm(size_t M, size_t N, size_t K, const float* A, size_t a_ro
   const size_t W = PanelWidth();
   for (size_t n = 0; n < N; n += W) {
     size_t m = 0;
-    for (; m + 6 <= M; m += 6)
-      MicroTile<6>(K, A + m * a_row, a_row, a_col, B + n, ldb, C + m * ldc + n, ldc, accumulate);
-    const float* a = A + m * a_row;
-    float* c = C + m * ldc + n;
-    switch (M - m) {
-      case 5: MicroTile<5>(K, a, a_row, a_col, B + n, ldb, c, ldc, accumulate); break;
-      case 4: MicroTile<4>(K, a, a_row, a_col, B + n, ldb, c, ldc, accumulate); break;
-      case 3: MicroTile<3>(K, a, a_row, a_col, B + n, ldb, c, ldc, accumulate); break;
-      case 2: MicroTile<2>(K, a, a_row, a_col, B + n, ldb, c, ldc, accumulate); break;
-      case 1: MicroTile<1>(K, a, a_row, a_col, B + n, ldb, c, ldc, accumulate); break;
-      default: break;
-    }
+    for (; m + kMicroRows <= M; m += kMicroRows)
+      MicroTile<kMicroRows>(K, A + m * a_row, a_row, a_col, B + n, ldb, C + m * ldc + n, ldc,
+                            accumulate);
+    if (m < M)
+      MicroTileRemainder<kMicroRows - 1>(M - m, K, A + m * a_row, a_row, a_col, B + n, ldb,
+                                         C + m * ldc + n, ldc, accumulate);
   }
 }
 
@@ -143,12 +169,52 @@ HWY_INLINE void LogitRow(const LogitParams& p, const AttentionShape& s, int64_t 
   }
 }
 
+// max_c x_c over columns [0, limit) (-inf if limit = 0).
+HWY_INLINE float RowMax(const float* row, size_t limit) {
+  const DF d;
+  const size_t L = hn::Lanes(d), full = limit / L * L;
+  const auto neg_inf = hn::Set(d, -HUGE_VALF);
+  auto vmax = neg_inf;
+  for (size_t c = 0; c < full; c += L) vmax = hn::Max(vmax, hn::LoadU(d, row + c));
+  if (full < limit)
+    vmax = hn::Max(vmax, hn::IfThenElse(hn::FirstN(d, limit - full), hn::LoadU(d, row + full), neg_inf));
+  return hn::GetLane(hn::MaxOfLanes(d, vmax));
+}
+
+// In place: row_c = e^t_c with t_c = max(row_c·mul - shift, -200) for c < limit, and 0 for
+// limit <= c < cols (masked keys). Returns sum_c row_c; adds sum_c row_c·t_c to *weighted.
+HWY_INLINE float ExpRow(float* row, size_t cols, size_t limit, float mul, float shift,
+                        float* weighted) {
+  const DF d;
+  const size_t L = hn::Lanes(d);
+  const auto v_mul = hn::Set(d, mul), v_shift = hn::Set(d, shift), floor = hn::Set(d, -200.0f);
+  auto vsum = hn::Zero(d), vweighted = hn::Zero(d);
+  size_t c = 0;
+  for (; c < limit; c += L) {
+    const auto t = hn::Max(hn::MulSub(hn::LoadU(d, row + c), v_mul, v_shift), floor);
+    auto p = hn::Exp(d, t);
+    if (c + L > limit) p = hn::IfThenElseZero(hn::FirstN(d, limit - c), p);
+    vsum = hn::Add(vsum, p);
+    if (weighted) vweighted = hn::MulAdd(p, t, vweighted);
+    hn::StoreU(p, d, row + c);
+  }
+  for (; c < cols; c += L) hn::StoreU(hn::Zero(d), d, row + c);
+  if (weighted) *weighted += hn::GetLane(hn::SumOfLanes(d, vweighted));
+  return hn::GetLane(hn::SumOfLanes(d, vsum));
+}
+
+// Whether the logit is just scale · raw (no soft-cap, bias or ALiBi) with scale > 0, so that the
+// row max and the exponent come straight from raw (one pass less).
+HWY_INLINE bool PlainLogits(const LogitParams& p) {
+  return p.cap <= 0 && !p.bias && p.slope == 0.0f && p.scale > 0;
+}
+
 // Floats of per-thread workspace for one unit (forward or backward).
 size_t WorkspaceFloats(const AttentionShape& s, bool backward) {
   const size_t W = PanelWidth(), Bc = TileCols(), Br = kTileRows;
   const size_t D = s.head_dim, Dp = RoundUp(D, W), Nq = s.q_len, Nk = RoundUp(s.k_len, Bc);
   const size_t tiles = 3 * Br * Bc + 4 * Br + 2 * Bc * Dp + Br * Dp + Nq;
-  if (!backward) return D * Nk + Nk * Dp + tiles;
+  if (!backward) return D * Nk + Nk * Dp + Nq * D + tiles;
   return 2 * D * Nk + Nk * Dp + 3 * Nq * Dp + tiles;
 }
 
@@ -160,21 +226,25 @@ void ForwardUnit(const detail::FlashArgs& a, int64_t b, int64_t h, float* ws,
   const AttentionShape& s = a.shape;
   const size_t D = s.head_dim, Dp = RoundUp(D, W), Nk = RoundUp(s.k_len, Bc);
   const LogitParams lp = MakeLogitParams(a, h);
-  // Workspace: Kt [D × Nk], Vp [Nk × Dp], S [Br × Bc], O [Br × Dp], m, l, A [Br].
+  const bool plain = PlainLogits(lp);
+  // Workspace: Kt [Nk / Bc tiles of D × Bc], Vp [Nk × Dp], Qp [Nq × D], S [Br × Bc],
+  // O [Br × Dp], m, l, A [Br].
   float* Kt = ws;
   float* Vp = Kt + D * Nk;
-  float* S = Vp + Nk * Dp;
+  float* Qp = Vp + Nk * Dp;
+  float* S = Qp + s.q_len * D;
   float* O = S + Br * Bc;
   float *m = O + Br * Dp, *l = m + Br, *A = l + Br;
-  std::memset(Kt, 0, D * Nk * sizeof(float));
-  std::memset(Vp, 0, Nk * Dp * sizeof(float));
+  std::memset(Kt, 0, (D * Nk + Nk * Dp) * sizeof(float));
   for (int64_t j = 0; j < s.k_len; ++j) {
     const float* kj = a.k + (b * s.k_len + j) * a.strides.k + h * D;
     const float* vj = a.v + (b * s.k_len + j) * a.strides.v + h * D;
-    for (size_t e = 0; e < D; ++e) Kt[e * Nk + j] = kj[e];
+    float* kt = Kt + (j / Bc) * D * Bc + j % Bc;
+    for (size_t e = 0; e < D; ++e) kt[e * Bc] = kj[e];
     std::memcpy(Vp + j * Dp, vj, D * sizeof(float));
   }
-  const float* q0 = a.q + b * s.q_len * a.strides.q + h * D;
+  for (int64_t i = 0; i < s.q_len; ++i)
+    std::memcpy(Qp + i * D, a.q + (b * s.q_len + i) * a.strides.q + h * D, D * sizeof(float));
   size_t limit[kTileRows];
   for (int64_t i0 = 0; i0 < s.q_len; i0 += Br) {
     const size_t rows = std::min<size_t>(Br, s.q_len - i0);
@@ -189,33 +259,30 @@ void ForwardUnit(const detail::FlashArgs& a, int64_t b, int64_t h, float* ws,
       const size_t kmax = std::min(Bc, key_end - j0);  // columns any row of the tile can see
       const size_t cols = RoundUp(kmax, L);
       // S = q_tile · Kt[:, j0:j0+cols]
-      Gemm(rows, RoundUp(kmax, W), D, q0 + i0 * a.strides.q, a.strides.q, 1, Kt + j0, Nk, S, Bc,
-           false);
+      Gemm(rows, RoundUp(kmax, W), D, Qp + i0 * D, D, 1, Kt + j0 * D, Bc, S, Bc, false);
       for (size_t r = 0; r < rows; ++r) {
         const int64_t i = i0 + r;
         const int64_t visible = detail::visible_keys(s, *a.opt, b, i);
         limit[r] = static_cast<size_t>(std::clamp<int64_t>(visible - int64_t(j0), 0, kmax));
         float* row = S + r * Bc;
-        auto vmax = hn::Set(d, -HUGE_VALF);
-        LogitRow(lp, s, i, j0, cols, limit[r], row, vmax);
+        float tile_max;
+        if (plain) {
+          tile_max = limit[r] ? lp.scale * RowMax(row, limit[r]) : -HUGE_VALF;
+        } else {
+          auto vmax = hn::Set(d, -HUGE_VALF);
+          LogitRow(lp, s, i, j0, cols, limit[r], row, vmax);
+          tile_max = hn::GetLane(hn::MaxOfLanes(d, vmax));
+        }
         // m' = max(m, max_j s_j); alpha = e^(m - m')
-        const float m_new = std::max(m[r], hn::GetLane(hn::MaxOfLanes(d, vmax)));
+        const float m_new = std::max(m[r], tile_max);
         const float m_use = m_new == -HUGE_VALF ? 0.0f : m_new;
         const float alpha = l[r] > 0 ? std::exp(m[r] - m_use) : 0.0f;
         // p_j = e^(s_j - m'), l = alpha l + sum_j p_j (and A for the entropy probe)
-        const auto v_m = hn::Set(d, m_use), floor = hn::Set(d, -200.0f);
-        auto vsum = hn::Zero(d), vweighted = hn::Zero(d);
-        for (size_t c = 0; c < cols; c += L) {
-          const auto t = hn::Max(hn::Sub(hn::LoadU(d, row + c), v_m), floor);
-          const auto p = hn::Exp(d, t);
-          vsum = hn::Add(vsum, p);
-          if (probe) vweighted = hn::MulAdd(p, t, vweighted);
-          hn::StoreU(p, d, row + c);
-        }
-        const float sum = hn::GetLane(hn::SumOfLanes(d, vsum));
+        float weighted = 0.0f;
+        const float sum = ExpRow(row, cols, limit[r], plain ? lp.scale : 1.0f, m_use,
+                                 probe ? &weighted : nullptr);
         if (probe) {  // A' = alpha (A + (m - m') l) + sum_j p_j (s_j - m')
-          A[r] = (l[r] > 0 ? alpha * (A[r] + (m[r] - m_use) * l[r]) : 0.0f) +
-                 hn::GetLane(hn::SumOfLanes(d, vweighted));
+          A[r] = (l[r] > 0 ? alpha * (A[r] + (m[r] - m_use) * l[r]) : 0.0f) + weighted;
         }
         l[r] = alpha * l[r] + sum;
         m[r] = m_new;
@@ -252,8 +319,9 @@ double BackwardUnit(const detail::FlashArgs& a, int64_t b, int64_t h, float* ws)
   const AttentionOptions<float>& opt = *a.opt;
   const size_t D = s.head_dim, Dp = RoundUp(D, W), Nq = s.q_len, Nk = RoundUp(s.k_len, Bc);
   const LogitParams lp = MakeLogitParams(a, h);
+  const bool plain = PlainLogits(lp);
   const bool need_raw = opt.softcap > 0 || opt.head_scales;
-  // Workspace: Kt, Vt [D × Nk], Kp [Nk × Dp], Qp, dOp, dQ [Nq × Dp], P, dS, R [Br × Bc],
+  // Workspace: Kt, Vt [Nk / Bc tiles of D × Bc], Kp [Nk × Dp], Qp, dOp, dQ [Nq × Dp], P, dS, R [Br × Bc],
   // dK, dV [Bc × Dp], delta [Nq].
   float* Kt = ws;
   float* Vt = Kt + D * Nk;
@@ -271,7 +339,8 @@ double BackwardUnit(const detail::FlashArgs& a, int64_t b, int64_t h, float* ws)
   for (int64_t j = 0; j < s.k_len; ++j) {
     const float* kj = a.k + (b * s.k_len + j) * a.strides.k + h * D;
     const float* vj = a.v + (b * s.k_len + j) * a.strides.v + h * D;
-    for (size_t e = 0; e < D; ++e) Kt[e * Nk + j] = kj[e], Vt[e * Nk + j] = vj[e];
+    const size_t tile = (j / Bc) * D * Bc + j % Bc;
+    for (size_t e = 0; e < D; ++e) Kt[tile + e * Bc] = kj[e], Vt[tile + e * Bc] = vj[e];
     std::memcpy(Kp + j * Dp, kj, D * sizeof(float));
   }
   for (size_t i = 0; i < Nq; ++i) {  // D_i = do_i · o_i
@@ -304,21 +373,20 @@ double BackwardUnit(const detail::FlashArgs& a, int64_t b, int64_t h, float* ws)
       if (kmax == 0) continue;
       const size_t cols = RoundUp(kmax, L), ncols = RoundUp(kmax, W);
       // S = q_tile · Kt[:, j0:]  (forward: s_ij before masking), then p_ij = e^(s_ij - lse_i)
-      Gemm(rows, ncols, D, Qp + i0 * Dp, Dp, 1, Kt + j0, Nk, P, Bc, false);
+      Gemm(rows, ncols, D, Qp + i0 * Dp, Dp, 1, Kt + j0 * D, Bc, P, Bc, false);
       if (need_raw) std::memcpy(R, P, rows * Bc * sizeof(float));
       for (size_t r = 0; r < rows; ++r) {
         float* row = P + r * Bc;
-        auto unused = hn::Zero(d);
-        LogitRow(lp, s, i0 + r, j0, cols, limit[r], row, unused);
-        const auto v_lse = hn::Set(d, lse[i0 + r]), floor = hn::Set(d, -200.0f);
-        for (size_t c = 0; c < cols; c += L)
-          hn::StoreU(hn::Exp(d, hn::Max(hn::Sub(hn::LoadU(d, row + c), v_lse), floor)), d,
-                     row + c);
+        if (!plain) {
+          auto unused = hn::Zero(d);
+          LogitRow(lp, s, i0 + r, j0, cols, limit[r], row, unused);
+        }
+        ExpRow(row, cols, limit[r], plain ? scale : 1.0f, lse[i0 + r], nullptr);
       }
       // dv_j += sum_i p_ij do_i   (from o_i = sum_j p_ij v_j)
       Gemm(kmax, Dp, rows, P, 1, Bc, dOp + i0 * Dp, Dp, dV, Dp, true);
       // dp = do_tile · Vt[:, j0:]
-      Gemm(rows, ncols, D, dOp + i0 * Dp, Dp, 1, Vt + j0, Nk, dS, Bc, false);
+      Gemm(rows, ncols, D, dOp + i0 * Dp, Dp, 1, Vt + j0 * D, Bc, dS, Bc, false);
       for (size_t r = 0; r < rows; ++r) {
         // ds = p (dp - D_i)   (from p_i = softmax(s_i))
         const float* p_row = P + r * Bc;
