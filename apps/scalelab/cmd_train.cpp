@@ -35,8 +35,6 @@ void add_train(CLI::App& app) {
     const RunConfig config = load_run_config(args->config, args->overrides);
     const TaskData data = load_task(config.data);
     Trainer trainer(config, data);
-    std::cerr << "scalelab train: " << trainer.model().parameter_count() << " parameters, "
-              << data.train.size() << " training examples, run dir " << config.train.run_dir << "\n";
     const TrainSummary s = trainer.run({.resume = *resume, .progress = *quiet ? nullptr : &std::cerr});
     std::cout << "trained " << s.steps << " steps in " << s.seconds << " s ("
               << static_cast<int64_t>(s.tokens_per_second) << " target tokens/s): valid loss "

@@ -154,6 +154,11 @@ TrainSummary Trainer::run(const TrainerOptions& options) {
              "another run_dir or pass --resume");
   }
   fs::create_directories(dir);
+  if (options.progress) {
+    *options.progress << "scalelab train: " << model_.parameter_count() << " parameters, "
+                      << data_.train.size() << " training examples, run dir " << tc.run_dir
+                      << (options.resume ? " (resuming)" : "") << "\n";
+  }
   const Json resolved = run_config_to_json(config_);
   write_text_atomically((dir / "config.toml").string(), json_to_toml(resolved));
   write_text_atomically((dir / "config.json").string(), resolved.dump(2) + "\n");

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Bad input gets one clear line naming the problem and a non-zero exit; nothing is overwritten.
+set -u
+bin="${SCALELAB_BIN:?}"
+tmp="${SCALELAB_TMP:-/tmp}/cli-errors-$$"
+mkdir -p "$tmp"
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+
+# expect_error NAME PATTERN COMMAND...: the command must exit non-zero and print exactly one
+# line on stderr that contains PATTERN.
+expect_error() {
+  local name="$1" pattern="$2"
+  shift 2
+  local err
+  err=$("$@" 2>&1 >/dev/null)
+  local status=$?
+  local lines
+  lines=$(printf '%s\n' "$err" | grep -c .)
+  if [ "$status" -eq 0 ]; then
+    echo "FAIL $name: exit status 0"; failures=$((failures + 1))
+  elif [ "$lines" -ne 1 ]; then
+    echo "FAIL $name: expected one line on stderr, got $lines:"; printf '%s\n' "$err"; failures=$((failures + 1))
+  elif ! printf '%s' "$err" | grep -q -- "$pattern"; then
+    echo "FAIL $name: '$err' does not contain '$pattern'"; failures=$((failures + 1))
+  else
+    echo "ok   $name: $err"
+  fi
+}
+
+cat > "$tmp/base.toml" <<'TOML'
+[model]
+d_model = 16
+n_heads = 2
+d_ff = 32
+encoder_layers = 1
+decoder_layers = 1
+[train]
+steps = 2
+TOML
+printf '[model]\nd_modle = 16\n' > "$tmp/unknown.toml"
+printf '[model]\nd_model = "wide"\n' > "$tmp/type.toml"
+printf '[model\nd_model = 16\n' > "$tmp/syntax.toml"
+
+expect_error unknown-key "unknown key model.d_modle" "$bin" train -c "$tmp/unknown.toml" --set train.run_dir="$tmp/r0"
+expect_error wrong-type "model.d_model = \"wide\": expected an integer" "$bin" train -c "$tmp/type.toml"
+expect_error toml-syntax "syntax.toml:1" "$bin" train -c "$tmp/syntax.toml"
+expect_error heads-divide "must be divisible by model.n_heads = 3" "$bin" train -c "$tmp/base.toml" --set model.n_heads=3
+expect_error bad-choice "allowed values: post, pre" "$bin" train -c "$tmp/base.toml" --set model.norm=middle
+expect_error unknown-set-key "unknown key train.stesp" "$bin" train -c "$tmp/base.toml" --set train.stesp=3
+expect_error negative-lr "train.lr = -1" "$bin" train -c "$tmp/base.toml" --set train.lr=-1
+expect_error bad-override "expected section.key=value" "$bin" train -c "$tmp/base.toml" --set nonsense
+expect_error missing-checkpoint "no such file" "$bin" logits --checkpoint "$tmp/none.safetensors" --input "$tmp/x.npy" --out "$tmp/o.npy"
+
+# A real checkpoint, then a truncated copy of it.
+"$bin" init -c "$tmp/base.toml" --out "$tmp/model.safetensors" >/dev/null || { echo "FAIL init"; exit 1; }
+size=$(stat -c %s "$tmp/model.safetensors")
+head -c $((size / 2)) "$tmp/model.safetensors" > "$tmp/truncated.safetensors"
+expect_error truncated-checkpoint "truncated" "$bin" logits --checkpoint "$tmp/truncated.safetensors" --input "$tmp/x.npy" --out "$tmp/o.npy"
+printf 'not a checkpoint' > "$tmp/junk.safetensors"
+expect_error foreign-checkpoint "junk.safetensors" "$bin" logits --checkpoint "$tmp/junk.safetensors" --input "$tmp/x.npy" --out "$tmp/o.npy"
+
+# Nothing the user had is overwritten.
+cp "$tmp/model.safetensors" "$tmp/before.safetensors"
+expect_error init-no-overwrite "file exists" "$bin" init -c "$tmp/base.toml" --out "$tmp/model.safetensors"
+cmp -s "$tmp/model.safetensors" "$tmp/before.safetensors" || { echo "FAIL init overwrote the checkpoint"; failures=$((failures + 1)); }
+"$bin" train -c "$tmp/base.toml" --set train.run_dir="$tmp/run" -q >/dev/null 2>&1 || { echo "FAIL first run"; failures=$((failures + 1)); }
+cp "$tmp/run/metrics.jsonl" "$tmp/metrics.before"
+expect_error run-dir-taken "already holds a run" "$bin" train -c "$tmp/base.toml" --set train.run_dir="$tmp/run"
+cmp -s "$tmp/run/metrics.jsonl" "$tmp/metrics.before" || { echo "FAIL the run directory was modified"; failures=$((failures + 1)); }
+
+if [ "$failures" -ne 0 ]; then echo "$failures failed"; exit 1; fi
+echo "all error cases behave"
