@@ -12,6 +12,9 @@ packages=(
   libtomlplusplus-dev libcli11-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-numpy python3-torch
+  # PyTorch's BLAS: without OpenBLAS, Debian's torch falls back to the reference BLAS (~1.4 GFLOP/s),
+  # which would make it a meaningless peer in the benchmarks.
+  libopenblas0-pthread
   pocketsphinx-en-us bible-kjv bible-kjv-text
   gnuplot-nox
 )

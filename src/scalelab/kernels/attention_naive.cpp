@@ -150,7 +150,8 @@ void attention_naive_backward(const AttentionShape& s, const AttentionOptions<T>
       for (int64_t j = 0; j < s.k_len; ++j) {
         if (ds[j] == T(0)) continue;
         const T* kj = k + (b * s.k_len + j) * st.k + h * D;
-        const T raw = dot(qi, kj, D);
+        // The raw score q·k is needed only by the soft-cap and the temperature gradients.
+        const T raw = (opt.softcap > 0 || extra.dhead_scales) ? dot(qi, kj, D) : T(0);
         T g = ds[j];
         if (opt.softcap > 0) {  // from s = cap tanh(x / cap): ds/dx = 1 - tanh²(x / cap)
           const T t = std::tanh(scale * raw / static_cast<T>(opt.softcap));

@@ -1,0 +1,89 @@
+#!/usr/bin/python3
+"""PyTorch 1.13 peer of bench/train_step_bench.cpp: the same two training steps, in target tokens/s.
+
+Forward, label-smoothed cross-entropy (0.1), backward, clipping (1.0) and an Adam step on a fixed
+random batch, dropout 0.1, Post-LN (torch.nn.Transformer's default, as scalelab's default).
+Prints one JSON line per configuration with the median over --repeats timed steps.
+Run it as installed and with OPENBLAS_CORETYPE=Cooperlake (Debian's OpenBLAS misdetects the CPU).
+"""
+import argparse
+import json
+import os
+import statistics
+import time
+
+import torch
+import torch.nn as nn
+
+
+class EncoderDecoder(nn.Module):
+    def __init__(self, vocab, d=256, heads=8, layers=3, ff=1024):
+        super().__init__()
+        self.src_embed = nn.Embedding(vocab, d)
+        self.tgt_embed = nn.Embedding(vocab, d)
+        self.core = nn.Transformer(d, heads, layers, layers, ff, dropout=0.1, batch_first=True)
+        self.out = nn.Linear(d, vocab, bias=False)
+        self.d = d
+
+    def forward(self, src, tgt):
+        mask = self.core.generate_square_subsequent_mask(tgt.shape[1])
+        h = self.core(self.src_embed(src) * self.d ** 0.5, self.tgt_embed(tgt) * self.d ** 0.5, tgt_mask=mask)
+        return self.out(h)
+
+
+class DecoderOnly(nn.Module):
+    def __init__(self, vocab, d=256, heads=8, layers=6, ff=1024):
+        super().__init__()
+        self.embed = nn.Embedding(vocab, d)
+        layer = nn.TransformerEncoderLayer(d, heads, ff, dropout=0.1, batch_first=True)
+        self.stack = nn.TransformerEncoder(layer, layers)
+        self.out = nn.Linear(d, vocab, bias=False)
+        self.d = d
+
+    def forward(self, tgt):
+        mask = nn.Transformer.generate_square_subsequent_mask(tgt.shape[1])
+        return self.out(self.stack(self.embed(tgt) * self.d ** 0.5, mask=mask))
+
+
+def measure(name, model, inputs, target, vocab, warmup, repeats):
+    opt = torch.optim.Adam(model.parameters(), lr=1e-4, betas=(0.9, 0.98), eps=1e-9)
+    loss_fn = nn.CrossEntropyLoss(label_smoothing=0.1)
+    times = []
+    for i in range(warmup + repeats):
+        t0 = time.perf_counter()
+        opt.zero_grad()
+        logits = model(*inputs)
+        loss = loss_fn(logits.reshape(-1, vocab), target.reshape(-1))
+        loss.backward()
+        nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+        if i >= warmup:
+            times.append(time.perf_counter() - t0)
+    tokens = target.numel()
+    med = statistics.median(times)
+    return {"config": name, "threads": torch.get_num_threads(),
+            "openblas_coretype": os.environ.get("OPENBLAS_CORETYPE", "(as installed)"),
+            "median_step_s": med, "tokens_per_s": tokens / med, "repeats": repeats}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--warmup", type=int, default=2)
+    ap.add_argument("--repeats", type=int, default=5)
+    args = ap.parse_args()
+    torch.manual_seed(0)
+    torch.set_num_threads(args.threads)
+    g = torch.Generator().manual_seed(1)
+    v = 64
+    src, tgt, y = (torch.randint(4, v, (64, 32), generator=g) for _ in range(3))
+    print(json.dumps(measure("encoder_decoder", EncoderDecoder(v).train(), (src, tgt), y, v,
+                             args.warmup, args.repeats)), flush=True)
+    v = 512
+    tgt, y = (torch.randint(4, v, (16, 128), generator=g) for _ in range(2))
+    print(json.dumps(measure("decoder_only", DecoderOnly(v).train(), (tgt,), y, v,
+                             args.warmup, args.repeats)), flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,86 @@
+// Training-step throughput of the two standard configurations (issue 2), in target tokens per
+// second: forward, label-smoothed loss, backward, clipping and an Adam step on a fixed random batch.
+//
+//   encoder-decoder: d_model 256, 8 heads, 3+3 layers, d_ff 1024, batch 64, 32 source and 32 target
+//                    tokens, vocabulary 64
+//   decoder-only:    6 layers, d_model 256, 8 heads, d_ff 1024, 128 tokens, batch 16, vocabulary 512
+//
+// bench/torch_train_step.py measures PyTorch on the same shapes; bench/README.md tells how to
+// compare. Run: build/bench/train_step_bench --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
+#include <benchmark/benchmark.h>
+
+#include "scalelab/core/parallel.hpp"
+#include "scalelab/model/transformer.hpp"
+#include "scalelab/train/loss.hpp"
+#include "scalelab/train/optimizer.hpp"
+
+namespace scalelab {
+namespace {
+
+struct StepShape {
+  Architecture arch;
+  int64_t layers, batch, src_len, tgt_len, vocab;
+};
+
+ModelConfig config_for(const StepShape& s) {
+  ModelConfig m;
+  m.arch = s.arch;
+  m.d_model = 256;
+  m.n_heads = 8;
+  m.d_ff = 1024;
+  m.encoder_layers = s.layers;
+  m.decoder_layers = s.layers;
+  m.src_vocab = s.vocab;
+  m.tgt_vocab = s.vocab;
+  m.dropout = 0.1;
+  m.max_len = 256;
+  return m;
+}
+
+void train_step(benchmark::State& state, StepShape shape) {
+  set_num_threads(static_cast<int>(state.range(0)));
+  Transformer<float> model(config_for(shape));
+  Optimizer<float> optimizer(model.parameters(), {});
+  Rng rng(1);
+  auto random_ids = [&](int64_t n) {
+    std::vector<int32_t> ids(n);
+    for (int32_t& id : ids) id = 4 + static_cast<int32_t>(rng.below(shape.vocab - 4));
+    return ids;
+  };
+  const auto src = random_ids(shape.batch * shape.src_len);
+  const auto tgt_in = random_ids(shape.batch * shape.tgt_len);
+  const auto tgt_out = random_ids(shape.batch * shape.tgt_len);
+  const std::vector<int32_t> src_lengths(shape.batch, static_cast<int32_t>(shape.src_len));
+  ModelInput in{.batch = shape.batch, .src_len = shape.src_len, .tgt_len = shape.tgt_len,
+                .tgt = tgt_in.data()};
+  if (shape.arch == Architecture::encoder_decoder) {
+    in.src = src.data();
+    in.src_lengths = src_lengths.data();
+  }
+  Tensor<float> dlogits;
+  Rng dropout_rng(2);
+  for (auto _ : state) {
+    model.zero_grad();
+    const Tensor<float>& logits = model.forward(in, {.training = true, .rng = &dropout_rng});
+    dlogits.resize(logits.shape());
+    cross_entropy<float>(logits.data(), tgt_out.data(), shape.batch * shape.tgt_len, shape.vocab,
+                         0.1, /*pad_id=*/0, dlogits.data());
+    model.backward(dlogits.data());
+    clip_grad_norm(optimizer.params(), 1.0);
+    optimizer.step(1e-4);
+  }
+  state.SetItemsProcessed(state.iterations() * shape.batch * shape.tgt_len);
+  state.counters["threads"] = static_cast<double>(num_threads());
+}
+
+BENCHMARK_CAPTURE(train_step, encoder_decoder,
+                  StepShape{Architecture::encoder_decoder, 3, 64, 32, 32, 64})
+    ->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(3.0);
+BENCHMARK_CAPTURE(train_step, decoder_only,
+                  StepShape{Architecture::decoder_only, 6, 16, 0, 128, 512})
+    ->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(3.0);
+
+}  // namespace
+}  // namespace scalelab
+
+BENCHMARK_MAIN();
