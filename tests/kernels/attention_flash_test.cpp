@@ -5,6 +5,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
 #include <limits>
 #include <string>
 #include <tuple>
@@ -377,6 +380,86 @@ TEST(AttentionFlash, GradientsMatchFiniteDifferences) {
   check(p.v, g.dv, "v");
   check(p.bias, g.dbias, "bias");
   check(p.head_scales, g.dscales, "head_scales");
+}
+
+// ---- Cases for the PyTorch oracle (tests/kernels/test_attention_torch.sh) ----
+// Written only when SCALELAB_ORACLE_DIR is set: per case, the inputs and the flash kernel's
+// outputs as .npy files, and cases.json with the options; attention_torch_oracle.py recomputes
+// everything with PyTorch autograd from its own formulation of the math.
+
+// A minimal .npy (format 1.0) writer: little-endian f4 or i4, C order.
+template <class T>
+void write_npy(const std::string& path, const std::vector<T>& data, const std::vector<int64_t>& shape) {
+  std::string header = std::string("{'descr': '") + (std::is_same_v<T, float> ? "<f4" : "<i4") +
+                       "', 'fortran_order': False, 'shape': (";
+  for (int64_t dim : shape) header += std::to_string(dim) + ", ";
+  header += "), }";
+  while ((10 + header.size() + 1) % 64 != 0) header += ' ';
+  header += '\n';
+  std::ofstream out(path, std::ios::binary);
+  out.write("\x93NUMPY\x01\x00", 8);
+  const uint16_t len = static_cast<uint16_t>(header.size());
+  out.write(reinterpret_cast<const char*>(&len), 2);
+  out << header;
+  out.write(reinterpret_cast<const char*>(data.data()), data.size() * sizeof(T));
+  ASSERT_TRUE(out.good()) << path;
+}
+
+TEST(AttentionFlashOracle, DumpCasesForPyTorch) {
+  const char* dir_env = std::getenv("SCALELAB_ORACLE_DIR");
+  if (!dir_env) GTEST_SKIP() << "SCALELAB_ORACLE_DIR not set (run by test_attention_torch.sh)";
+  const std::string dir = dir_env;
+  struct Case {
+    const char* name;
+    GridShape g;
+    Mask mask;
+    Mode mode;
+  };
+  const Case cases[] = {
+      {"plain_d64", {2, 2, 70, 70, 64}, Mask::none, Mode::inv_sqrt_d},
+      {"causal_cross_d16", {2, 3, 37, 133, 16}, Mask::causal, Mode::inv_d},
+      {"padding_d128", {3, 1, 50, 61, 128}, Mask::padding, Mode::one},
+      {"softcap_d2", {1, 2, 29, 150, 2}, Mask::causal_padding, Mode::softcap},
+      {"alibi_d1", {2, 2, 130, 45, 1}, Mask::causal, Mode::alibi},
+      {"bias_d256", {1, 2, 33, 70, 256}, Mask::padding, Mode::bias},
+      {"head_scales_d16", {2, 4, 64, 64, 16}, Mask::none, Mode::head_scales},
+      {"everything_d32", {2, 2, 97, 113, 32}, Mask::causal_padding, Mode::everything},
+  };
+  std::ofstream json(dir + "/cases.json");
+  json << "[\n";
+  uint64_t seed = 500;
+  for (const Case& c : cases) {
+    Problem<float> p(c.g.batch, c.g.heads, c.g.q_len, c.g.k_len, c.g.d, c.mask, c.mode, seed++);
+    const Result r = run(p, Kernel::flash);
+    const std::string base = dir + "/" + c.name + "_";
+    const int64_t B = c.g.batch, H = c.g.heads, Q = c.g.q_len, K = c.g.k_len, D = c.g.d;
+    auto to_float = [](const std::vector<double>& x) { return std::vector<float>(x.begin(), x.end()); };
+    write_npy(base + "q.npy", p.q, {B, Q, H, D});
+    write_npy(base + "k.npy", p.k, {B, K, H, D});
+    write_npy(base + "v.npy", p.v, {B, K, H, D});
+    write_npy(base + "dout.npy", p.dout, {B, Q, H, D});
+    write_npy(base + "out.npy", to_float(r.out), {B, Q, H, D});
+    write_npy(base + "dq.npy", to_float(r.dq), {B, Q, H, D});
+    write_npy(base + "dk.npy", to_float(r.dk), {B, K, H, D});
+    write_npy(base + "dv.npy", to_float(r.dv), {B, K, H, D});
+    if (p.has_bias()) {
+      write_npy(base + "bias.npy", p.bias, {H, Q, K});
+      write_npy(base + "dbias.npy", to_float(r.dbias), {H, Q, K});
+    }
+    if (p.has_head_scales()) {
+      write_npy(base + "head_scales.npy", p.head_scales, {H});
+      write_npy(base + "dhead_scales.npy", to_float(r.dscales), {H});
+    }
+    if (!p.slopes.empty()) write_npy(base + "alibi_slopes.npy", p.slopes, {H});
+    if (!p.key_lengths.empty()) write_npy(base + "key_lengths.npy", p.key_lengths, {B});
+    char line[256];
+    std::snprintf(line, sizeof line,
+                  "  {\"name\": \"%s\", \"scale\": %.17g, \"causal\": %s, \"softcap\": %.17g}%s\n",
+                  c.name, p.opt.scale, p.opt.causal ? "true" : "false", p.opt.softcap,
+                  &c == &cases[std::size(cases) - 1] ? "" : ",");
+    json << line;
+  }
+  json << "]\n";
 }
 
 TEST(AttentionFlash, KernelSelectorParsesAndRejects) {
