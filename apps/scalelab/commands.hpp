@@ -9,5 +9,8 @@ void add_init(CLI::App& app);
 void add_logits(CLI::App& app);
 void add_gradients(CLI::App& app);
 void add_info(CLI::App& app);
+void add_eval(CLI::App& app);
+void add_g2p(CLI::App& app);
+void add_sample(CLI::App& app);
 
 }  // namespace scalelab::cli

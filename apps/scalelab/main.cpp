@@ -15,6 +15,9 @@ int main(int argc, char** argv) {
   scalelab::cli::add_logits(app);
   scalelab::cli::add_gradients(app);
   scalelab::cli::add_info(app);
+  scalelab::cli::add_eval(app);
+  scalelab::cli::add_g2p(app);
+  scalelab::cli::add_sample(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

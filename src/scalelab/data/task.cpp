@@ -1,36 +1,43 @@
 #include "scalelab/data/task.hpp"
 
+#include <algorithm>
+
 #include "scalelab/core/error.hpp"
+#include "scalelab/data/bible.hpp"
+#include "scalelab/data/split.hpp"
 
 namespace scalelab {
+namespace {
 
-DataConfig parse_data_config(ConfigSection s) {
-  DataConfig c;
-  c.task = s.get_choice("task", c.task, {"copy", "reverse", "sort"});
-  c.symbols = s.get_int("symbols", c.symbols);
-  c.min_len = s.get_int("min_len", c.min_len);
-  c.max_len = s.get_int("max_len", c.max_len);
-  c.train_size = s.get_int("train_size", c.train_size);
-  c.valid_size = s.get_int("valid_size", c.valid_size);
-  const int64_t seed = s.get_int("seed", 1);
-  if (c.symbols < 1) s.fail("symbols", "must be >= 1");
-  if (c.min_len < 1) s.fail("min_len", "must be >= 1");
-  if (c.max_len < c.min_len) s.fail("max_len", "must be >= data.min_len");
-  if (c.train_size < 1) s.fail("train_size", "must be >= 1");
-  if (c.valid_size < 1) s.fail("valid_size", "must be >= 1");
-  if (seed < 0) s.fail("seed", "must be >= 0");
-  c.seed = static_cast<uint64_t>(seed);
-  s.finish();
-  return c;
+uint64_t read_seed(ConfigSection& s, const std::string& key, uint64_t fallback) {
+  const int64_t seed = s.get_int(key, static_cast<int64_t>(fallback));
+  if (seed < 0) s.fail(key, "must be >= 0");
+  return static_cast<uint64_t>(seed);
 }
 
-Json data_config_to_json(const DataConfig& c) {
-  return {{"task", c.task},       {"symbols", c.symbols},       {"min_len", c.min_len},
-          {"max_len", c.max_len}, {"train_size", c.train_size}, {"valid_size", c.valid_size},
-          {"seed", c.seed}};
+int64_t read_limit(ConfigSection& s, const std::string& key) {
+  const int64_t n = s.get_int(key, 0);
+  if (n < 0) s.fail(key, "must be >= 0 (0: no limit)");
+  return n;
 }
 
-TaskData load_task(const DataConfig& c) {
+// An evenly spaced subset of n items (all of them when n is 0 or not smaller).
+template <class T>
+std::vector<T> evenly_spaced(const std::vector<T>& items, int64_t n) {
+  const int64_t size = static_cast<int64_t>(items.size());
+  if (n <= 0 || n >= size) return items;
+  std::vector<T> out;
+  out.reserve(n);
+  for (int64_t i = 0; i < n; ++i) out.push_back(items[i * size / n]);
+  return out;
+}
+
+std::vector<int32_t> prefix(const std::vector<int32_t>& stream, int64_t n) {
+  if (n <= 0 || n >= static_cast<int64_t>(stream.size())) return stream;
+  return {stream.begin(), stream.begin() + n};
+}
+
+TaskData load_synthetic(const DataConfig& c) {
   TaskData data;
   SyntheticOptions o{.task = parse_synthetic_task(c.task), .symbols = c.symbols,
                      .min_len = c.min_len, .max_len = c.max_len};
@@ -47,9 +54,130 @@ TaskData load_task(const DataConfig& c) {
   return data;
 }
 
-}  // namespace scalelab
+TaskData load_cmudict_task(const DataConfig& c) {
+  const Cmudict dict = load_cmudict({.path = c.path});
+  SL_CHECK(!dict.entries.empty(), "data.path = ", c.path, ": no dictionary entries");
+  // Vocabularies from the whole dictionary (this leaks only the symbol sets), so slicing the
+  // training words never changes the ids.
+  const G2pVocabs vocabs = build_g2p_vocabs(dict.entries);
+  const G2pSplit split = split_by_word(dict.entries, {.seed = c.split_seed});
+  TaskData data;
+  const auto train = evenly_spaced(split.train, c.max_train_words);
+  data.valid_words = evenly_spaced(split.valid, c.max_eval_words);
+  data.test_words = evenly_spaced(split.test, c.max_eval_words);
+  data.train = make_g2p_examples(train, vocabs);
+  data.valid = make_g2p_examples(data.valid_words, vocabs);
+  data.test = make_g2p_examples(data.test_words, vocabs);
+  data.src_vocab = vocabs.letters;
+  data.tgt_vocab = vocabs.phones;
+  return data;
+}
 
-namespace scalelab {
+TaskData load_kjv_task(const DataConfig& c) {
+  const CharLmStreams streams =
+      make_kjv_char_streams(load_kjv_books({.program = c.program, .cache_dir = c.cache_dir}));
+  TaskData data;
+  data.has_source = false;
+  data.lm_windows = true;
+  data.train = lm_windows(prefix(streams.train, c.max_train_chars), c.context,
+                          c.stride > 0 ? c.stride : c.context);
+  data.valid = lm_windows(prefix(streams.valid, c.max_eval_chars), c.context, c.context);
+  data.test = lm_windows(prefix(streams.test, c.max_eval_chars), c.context, c.context);
+  data.tgt_vocab = streams.vocab;
+  return data;
+}
+
+}  // namespace
+
+TaskKind DataConfig::kind() const {
+  if (task == "cmudict") return TaskKind::cmudict;
+  if (task == "kjv") return TaskKind::kjv;
+  return TaskKind::synthetic;
+}
+
+DataConfig parse_data_config(ConfigSection s) {
+  DataConfig c;
+  c.task = s.get_choice("task", c.task, {"copy", "reverse", "sort", "cmudict", "kjv"});
+  switch (c.kind()) {
+    case TaskKind::synthetic:
+      c.symbols = s.get_int("symbols", c.symbols);
+      c.min_len = s.get_int("min_len", c.min_len);
+      c.max_len = s.get_int("max_len", c.max_len);
+      c.train_size = s.get_int("train_size", c.train_size);
+      c.valid_size = s.get_int("valid_size", c.valid_size);
+      c.seed = read_seed(s, "seed", 1);
+      if (c.symbols < 1) s.fail("symbols", "must be >= 1");
+      if (c.min_len < 1) s.fail("min_len", "must be >= 1");
+      if (c.max_len < c.min_len) s.fail("max_len", "must be >= data.min_len");
+      if (c.train_size < 1) s.fail("train_size", "must be >= 1");
+      if (c.valid_size < 1) s.fail("valid_size", "must be >= 1");
+      break;
+    case TaskKind::cmudict:
+      c.path = s.get_string("path", c.path);
+      if (c.path.empty()) s.fail("path", "must not be empty");
+      c.split_seed = read_seed(s, "split_seed", c.split_seed);
+      c.max_train_words = read_limit(s, "max_train_words");
+      c.max_eval_words = read_limit(s, "max_eval_words");
+      break;
+    case TaskKind::kjv:
+      c.context = s.get_int("context", c.context);
+      if (c.context < 1) s.fail("context", "must be >= 1");
+      c.stride = s.get_int("stride", c.stride);
+      if (c.stride < 0) s.fail("stride", "must be >= 0 (0: the context length)");
+      c.program = s.get_string("program", c.program);
+      if (c.program.empty()) s.fail("program", "must not be empty");
+      c.cache_dir = s.get_string("cache_dir", c.cache_dir);
+      c.max_train_chars = read_limit(s, "max_train_chars");
+      c.max_eval_chars = read_limit(s, "max_eval_chars");
+      break;
+  }
+  s.finish();
+  return c;
+}
+
+Json data_config_to_json(const DataConfig& c) {
+  switch (c.kind()) {
+    case TaskKind::cmudict:
+      return {{"task", c.task},
+              {"path", c.path},
+              {"split_seed", c.split_seed},
+              {"max_train_words", c.max_train_words},
+              {"max_eval_words", c.max_eval_words}};
+    case TaskKind::kjv:
+      return {{"task", c.task},       {"context", c.context},
+              {"stride", c.stride},   {"program", c.program},
+              {"cache_dir", c.cache_dir}, {"max_train_chars", c.max_train_chars},
+              {"max_eval_chars", c.max_eval_chars}};
+    case TaskKind::synthetic:
+      break;
+  }
+  return {{"task", c.task},       {"symbols", c.symbols},       {"min_len", c.min_len},
+          {"max_len", c.max_len}, {"train_size", c.train_size}, {"valid_size", c.valid_size},
+          {"seed", c.seed}};
+}
+
+TaskData load_task(const DataConfig& c) {
+  switch (c.kind()) {
+    case TaskKind::cmudict: return load_cmudict_task(c);
+    case TaskKind::kjv: return load_kjv_task(c);
+    case TaskKind::synthetic: break;
+  }
+  return load_synthetic(c);
+}
+
+std::vector<Example> lm_windows(const std::vector<int32_t>& stream, int64_t context,
+                                int64_t stride) {
+  SL_CHECK(context >= 1, "lm_windows: context = ", context, ": must be >= 1");
+  SL_CHECK(stride >= 1, "lm_windows: stride = ", stride, ": must be >= 1");
+  std::vector<Example> out;
+  const int64_t n = static_cast<int64_t>(stream.size());
+  for (int64_t start = 0; start + 1 < n; start += stride) {
+    const int64_t end = std::min(n, start + context + 1);
+    out.push_back({{}, std::vector<int32_t>(stream.begin() + start, stream.begin() + end)});
+    if (end == n) break;
+  }
+  return out;
+}
 
 BatchLayout batch_layout(const TaskData& data, bool encoder_decoder) {
   if (data.lm_windows) return BatchLayout::lm_window;

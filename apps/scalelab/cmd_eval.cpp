@@ -1,0 +1,106 @@
+// scalelab eval: score a checkpoint on a held-out split of its own task.
+//   cmudict:   WER and PER over the split's words (greedy or beam search), and the loss
+//   kjv:       bits per character over the split's books (every character predicted once)
+//   synthetic: loss, token accuracy and exact match (greedy)
+#include <cmath>
+#include <iomanip>
+#include <iostream>
+
+#include "commands.hpp"
+#include "loaded_run.hpp"
+#include "scalelab/train/g2p_eval.hpp"
+#include "scalelab/train/trainer.hpp"
+
+namespace scalelab::cli {
+
+namespace {
+
+struct EvalArgs {
+  std::string checkpoint;
+  std::string split = "test";
+  int64_t beam = 5;
+  double length_penalty = 0.6;
+  int64_t limit = 0;
+  int64_t batch_size = 64;
+};
+
+template <class T>
+std::vector<T> first(const std::vector<T>& items, int64_t limit) {
+  if (limit <= 0 || limit >= static_cast<int64_t>(items.size())) return items;
+  return {items.begin(), items.begin() + limit};
+}
+
+void run_eval(const EvalArgs& a) {
+  LoadedRun run = load_run(a.checkpoint);
+  const bool test = a.split == "test";
+  const TaskData& d = run.data;
+  const std::string head = "scalelab eval: " + task_label(run.config.data) + ", " + a.split +
+                           " split, checkpoint step " + std::to_string(run.step) + "\n";
+  std::cout << head << std::fixed;
+  const auto examples = first(test ? d.test : d.valid, a.limit);
+  switch (run.config.data.kind()) {
+    case TaskKind::cmudict: {
+      const auto words = first(test ? d.test_words : d.valid_words, a.limit);
+      // The loss over the pronunciations of the same words (all of them, not only the first).
+      std::vector<Example> scored = make_g2p_examples(words, {d.src_vocab, d.tgt_vocab});
+      const EvalResult loss = evaluate(*run.model, d, scored, a.batch_size, 0);
+      const G2pScore s = evaluate_g2p(*run.model, words, d.src_vocab, d.tgt_vocab,
+                                      {.beam = a.beam, .length_penalty = a.length_penalty,
+                                       .batch_size = a.batch_size});
+      std::cout << std::setprecision(2) << "words " << s.rates.words << "\nWER " << 100 * s.rates.wer()
+                << " % (" << s.rates.wrong_words << " wrong)\nPER " << 100 * s.rates.per() << " % ("
+                << s.rates.edits << " edits / " << s.rates.reference_tokens << " phones)\n"
+                << "decoding " << (a.beam <= 1 ? std::string("greedy")
+                                               : "beam " + std::to_string(a.beam))
+                << ", length penalty " << a.length_penalty << "\n"
+                << std::setprecision(4) << "loss " << loss.nll << " nats/phone\n";
+      break;
+    }
+    case TaskKind::kjv: {
+      const EvalResult r = evaluate(*run.model, d, examples, a.batch_size, 0);
+      std::cout << std::setprecision(4) << "characters " << r.tokens << "\nbpc "
+                << r.nll / std::log(2.0) << "\nloss " << r.nll << " nats/char\n";
+      break;
+    }
+    case TaskKind::synthetic: {
+      const EvalResult r = evaluate(*run.model, d, examples, a.batch_size,
+                                    static_cast<int64_t>(examples.size()));
+      std::cout << std::setprecision(4) << "examples " << examples.size() << "\nloss " << r.nll
+                << " nats/token\ntoken accuracy " << r.token_accuracy;
+      if (r.exact_match >= 0) std::cout << "\nexact match " << r.exact_match << " (greedy)";
+      std::cout << "\n";
+      break;
+    }
+  }
+}
+
+}  // namespace
+
+void add_eval(CLI::App& app) {
+  auto a = std::make_shared<EvalArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "eval", "Score a checkpoint on a held-out split: WER/PER (cmudict), bits per character "
+              "(kjv), loss and exact match (synthetic tasks)");
+  cmd->add_option("--checkpoint,-C", a->checkpoint, "checkpoint written by scalelab train")
+      ->required()
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--split", a->split, "held-out split to score")
+      ->check(CLI::IsMember({"valid", "test"}))
+      ->capture_default_str();
+  cmd->add_option("--beam", a->beam, "G2P: beam size (1 = greedy decoding)")
+      ->check(CLI::Range(int64_t{1}, int64_t{64}))
+      ->capture_default_str();
+  cmd->add_option("--length-penalty", a->length_penalty,
+                  "G2P: alpha of the GNMT length penalty ((5+n)/6)^alpha (0 = none)")
+      ->check(CLI::Range(0.0, 10.0))
+      ->capture_default_str();
+  cmd->add_option("--limit", a->limit, "score only the first N words / windows / examples (0 = all)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  cmd->add_option("--batch-size", a->batch_size, "examples per forward pass")
+      ->check(CLI::Range(int64_t{1}, int64_t{4096}))
+      ->capture_default_str();
+  cmd->callback([a] { run_eval(*a); });
+}
+
+}  // namespace scalelab::cli

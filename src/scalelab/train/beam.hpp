@@ -1,0 +1,34 @@
+// train/beam: beam search for the encoder-decoder, with the GNMT length penalty.
+//
+// Each source keeps `beam` live hypotheses. At every step each live hypothesis is extended by every
+// token (score = sum of log-probabilities); the best 2·beam candidates are ranked, and of those a
+// candidate ending in <eos> is finished if it ranks within the first `beam`, otherwise the best
+// non-<eos> candidates become the next live hypotheses. A source is done once it has `beam`
+// finished hypotheses (or at max_len, when the live ones are finished as they are). The answer is
+// the finished hypothesis with the best normalised score
+//     score / lp(|Y|),   lp(n) = ((5 + n) / 6)^alpha     (Wu et al. 2016, GNMT, eq. 14)
+// where |Y| counts the output tokens including <eos>; alpha = 0 ranks by raw log-probability.
+// With beam = 1 this is exactly greedy decoding (the top candidate is taken; <eos> stops).
+// Like greedy_decode, the decoder is re-run on the whole prefix at each step (no cache).
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "scalelab/data/batch.hpp"
+#include "scalelab/model/transformer.hpp"
+
+namespace scalelab {
+
+struct BeamOptions {
+  int64_t beam = 5;
+  double length_penalty = 0.6;  // alpha of lp(n) = ((5 + n) / 6)^alpha; 0: none
+  int64_t max_len = 64;         // output tokens, <eos> excluded (capped at model max_len - 1)
+};
+
+double gnmt_length_penalty(int64_t length, double alpha);
+
+// Returns, for each source of the batch (seq2seq layout), the best output without <bos>/<eos>.
+std::vector<std::vector<int32_t>> beam_decode(Transformer<float>& model, const Batch& batch,
+                                              const BeamOptions& options);
+
+}  // namespace scalelab

@@ -1,0 +1,73 @@
+#include "scalelab/train/g2p_eval.hpp"
+
+#include <algorithm>
+
+#include "scalelab/core/error.hpp"
+#include "scalelab/train/decode.hpp"
+
+namespace scalelab {
+
+std::string unknown_letters(const std::string& word, const Vocab& letters) {
+  std::string unknown;
+  for (char ch : word) {
+    const std::string s(1, ch);
+    if (!letters.contains(s) && unknown.find(ch) == std::string::npos) unknown += ch;
+  }
+  return unknown;
+}
+
+std::vector<Pronunciation> pronounce(Transformer<float>& model, const std::vector<std::string>& words,
+                                     const Vocab& letters, const Vocab& phones,
+                                     const G2pDecodeOptions& options) {
+  SL_CHECK(options.batch_size >= 1, "batch size = ", options.batch_size, ": must be >= 1");
+  SL_CHECK(model.config().arch == Architecture::encoder_decoder,
+           "G2P needs an encoder-decoder model (this checkpoint is decoder-only)");
+  std::vector<Example> examples;
+  examples.reserve(words.size());
+  for (const std::string& w : words) {
+    SL_CHECK(!w.empty(), "cannot pronounce an empty word");
+    const std::string bad = unknown_letters(w, letters);
+    SL_CHECK(bad.empty(), "word '", w, "' holds characters the model does not know: '", bad,
+             "' (known: a-z, apostrophe, hyphen, period; words are lower-cased)");
+    examples.push_back({encode_word(w, letters), {}});
+  }
+  std::vector<Pronunciation> out;
+  out.reserve(words.size());
+  for (size_t start = 0; start < examples.size(); start += options.batch_size) {
+    const size_t end = std::min(examples.size(), start + size_t(options.batch_size));
+    std::vector<int64_t> idx(end - start);
+    int64_t longest = 0;
+    for (size_t i = start; i < end; ++i) {
+      idx[i - start] = static_cast<int64_t>(i);
+      longest = std::max<int64_t>(longest, examples[i].src.size());
+    }
+    const Batch batch = make_batch(examples, idx, BatchLayout::seq2seq);
+    const int64_t max_len = longest + options.max_extra_len;
+    const auto decoded = options.beam <= 1
+        ? greedy_decode(model, batch, max_len)
+        : beam_decode(model, batch, {.beam = options.beam,
+                                     .length_penalty = options.length_penalty,
+                                     .max_len = max_len});
+    for (const auto& ids : decoded) {
+      Pronunciation p;
+      for (int32_t id : ids) p.push_back(phones.token(id));
+      out.push_back(std::move(p));
+    }
+  }
+  return out;
+}
+
+G2pScore evaluate_g2p(Transformer<float>& model, const std::vector<CmudictEntry>& entries,
+                      const Vocab& letters, const Vocab& phones, const G2pDecodeOptions& options) {
+  SL_CHECK(!entries.empty(), "evaluate_g2p: no words to evaluate");
+  std::vector<std::string> words;
+  words.reserve(entries.size());
+  for (const auto& e : entries) words.push_back(e.word);
+  G2pScore score;
+  score.hypotheses = pronounce(model, words, letters, phones, options);
+  for (size_t i = 0; i < entries.size(); ++i)
+    score.rates.add(score_word(score.hypotheses[i], entries[i].pronunciations));
+  return score;
+}
+
+}  // namespace scalelab

@@ -1,0 +1,43 @@
+// train/g2p_eval: pronounce words with a trained G2P model, and score it on held-out words.
+//
+// Every word is decoded once (greedy when beam = 1, else beam search with the GNMT length
+// penalty) and scored against ALL of its pronunciations with the data layer's ErrorRates:
+// WER = share of words matching none of them, PER = edit distance to the closest one over its
+// length (docs/data.md). Words are decoded in batches in the given order, so results do not
+// depend on the batch size.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "scalelab/data/cmudict.hpp"
+#include "scalelab/data/edit_distance.hpp"
+#include "scalelab/model/transformer.hpp"
+#include "scalelab/train/beam.hpp"
+
+namespace scalelab {
+
+struct G2pDecodeOptions {
+  int64_t beam = 1;             // 1: greedy
+  double length_penalty = 0.6;  // alpha (beam > 1 only)
+  int64_t batch_size = 64;      // words decoded together
+  int64_t max_extra_len = 10;   // output phones allowed beyond the word's letter count
+};
+
+// The characters of `word` that the letter vocabulary does not hold (empty: all known).
+std::string unknown_letters(const std::string& word, const Vocab& letters);
+
+// Throws Error naming the word and the characters if a word holds a letter outside the vocab.
+std::vector<Pronunciation> pronounce(Transformer<float>& model, const std::vector<std::string>& words,
+                                     const Vocab& letters, const Vocab& phones,
+                                     const G2pDecodeOptions& options);
+
+struct G2pScore {
+  ErrorRates rates;
+  std::vector<Pronunciation> hypotheses;  // one per entry, in order
+};
+
+G2pScore evaluate_g2p(Transformer<float>& model, const std::vector<CmudictEntry>& entries,
+                      const Vocab& letters, const Vocab& phones, const G2pDecodeOptions& options);
+
+}  // namespace scalelab
