@@ -2,7 +2,10 @@
 // overflow really arises for each order (claim A9); flash vs naive in f16/bf16 (claim A10).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <string>
 #include <vector>
 
 #include "scalelab/core/rng.hpp"
@@ -39,6 +42,12 @@ struct Inputs {
   }
 };
 
+std::string sci(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g", x);
+  return buf;
+}
+
 double rel_error(const std::vector<float>& a, const std::vector<double>& ref) {
   double err = 0, mag = 0;
   for (size_t i = 0; i < a.size(); ++i) {
@@ -70,7 +79,8 @@ std::vector<float> emulate(const Inputs& in, EmulatedAttentionOptions opt, Overf
 
 TEST(AttentionEmulated, EveryOrderAndAlgorithmIsCloseToExact) {
   Inputs in(2, 2, 37, 45, 16, 1.0, 3);
-  for (DType dt : {DType::f32, DType::bf16, DType::f16})
+  for (DType dt : {DType::f32, DType::bf16, DType::f16}) {
+    double worst[2] = {0, 0};  // per algorithm: the largest error seen (recorded in the XML)
     for (bool causal : {false, true}) {
       const std::vector<double> ref = exact(in, dt, 0.25, causal);
       for (ScaleOrder order : {ScaleOrder::logits_after, ScaleOrder::q_before})
@@ -80,6 +90,7 @@ TEST(AttentionEmulated, EveryOrderAndAlgorithmIsCloseToExact) {
           opt.algorithm = alg, opt.tile = 16;
           OverflowCounters c;
           const std::vector<float> out = emulate(in, opt, c);
+          worst[int(alg)] = std::max(worst[int(alg)], rel_error(out, ref));
           EXPECT_LE(rel_error(out, ref), tolerance(dt))
               << dtype_name(dt) << " causal " << causal << " order " << int(order) << " alg "
               << int(alg);
@@ -89,6 +100,30 @@ TEST(AttentionEmulated, EveryOrderAndAlgorithmIsCloseToExact) {
                                                     : PrecisionOp::q_scale].results, 0);
         }
     }
+    RecordProperty(std::string("max_rel_error_naive_") + dtype_name(dt), sci(worst[0]));
+    RecordProperty(std::string("max_rel_error_flash_") + dtype_name(dt), sci(worst[1]));
+  }
+}
+
+// Flash and naive directly against each other in f16 and bf16, at a length of several tiles.
+TEST(AttentionEmulated, FlashAgreesWithNaiveInEachFormat) {
+  Inputs in(1, 2, 64, 300, 32, 1.0, 8);
+  for (DType dt : {DType::f16, DType::bf16}) {
+    EmulatedAttentionOptions opt;
+    opt.dtype = dt, opt.scale = 1.0 / std::sqrt(32.0), opt.tile = 64;
+    OverflowCounters c;
+    const std::vector<float> naive = emulate(in, opt, c);
+    opt.algorithm = SoftmaxAlgorithm::flash;
+    const std::vector<float> flash = emulate(in, opt, c);
+    const std::vector<double> naive_d(naive.begin(), naive.end());
+    EXPECT_LE(rel_error(flash, naive_d), 2 * tolerance(dt)) << dtype_name(dt);
+    const std::vector<double> ref = exact(in, dt, opt.scale, false);
+    RecordProperty(std::string("flash_vs_naive_") + dtype_name(dt),
+                   sci(rel_error(flash, naive_d)));
+    RecordProperty(std::string("flash_vs_exact_") + dtype_name(dt), sci(rel_error(flash, ref)));
+    RecordProperty(std::string("naive_vs_exact_") + dtype_name(dt), sci(rel_error(naive, ref)));
+    EXPECT_EQ(c.total_overflow() + c.total_nan(), 0);
+  }
 }
 
 // Claim A9 with large activations: q = k = 25 in all 128 dimensions, scale 1/sqrt(128).
