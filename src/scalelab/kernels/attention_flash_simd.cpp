@@ -459,6 +459,9 @@ HWY_EXPORT(FlashBackwardUnit);
 
 namespace detail {
 
+// Units (one (batch, head) each) are handed out dynamically: a unit's results do not depend on
+// which thread computes it, so results stay deterministic, and a thread slowed by other load on
+// the machine does not hold the others up.
 void flash_forward_simd(const AttentionShape& s, const AttentionOptions<float>& opt, const float* q,
                         const float* k, const float* v, float* out, float* lse,
                         AttentionProbeStats* probes) {
@@ -471,7 +474,7 @@ void flash_forward_simd(const AttentionShape& s, const AttentionOptions<float>& 
 #pragma omp parallel
   {
     Tensor<float> ws({static_cast<int64_t>(ws_floats)});
-#pragma omp for schedule(static)
+#pragma omp for schedule(dynamic, 1)
     for (int64_t u = 0; u < units; ++u) {
       HWY_DYNAMIC_DISPATCH(FlashForwardUnit)(a, u / s.heads, u % s.heads, ws.data(),
                                              probes ? &partial[u] : nullptr);
@@ -497,7 +500,7 @@ void flash_backward_simd(const AttentionShape& s, const AttentionOptions<float>&
 #pragma omp parallel
   {
     Tensor<float> ws({static_cast<int64_t>(ws_floats)});
-#pragma omp for schedule(static)
+#pragma omp for schedule(dynamic, 1)
     for (int64_t job = 0; job < jobs; ++job) {
       for (int64_t b = per_head ? 0 : job / s.heads; b < (per_head ? s.batch : job / s.heads + 1);
            ++b) {
