@@ -5,8 +5,8 @@
 #
 #   bench/run_attention_bench.sh [build-dir] [out-dir]
 #
-# PyTorch is measured (1) as installed (Debian's python3-torch uses libblas.so.3, here the
-# reference BLAS), (2) with OpenBLAS 0.3.21 (Debian's libopenblas0-pthread, unpacked into the build
+# PyTorch is measured (1) as installed (Debian's python3-torch uses libblas.so.3: the reference
+# BLAS, or OpenBLAS if libopenblas0 is installed), (2) with OpenBLAS 0.3.21 (Debian's libopenblas0-pthread, unpacked into the build
 # directory and put first on LD_LIBRARY_PATH for these runs only; the system is not changed) as
 # auto-detected, and (3) with OPENBLAS_CORETYPE=Cooperlake. Ratios use the fastest.
 set -euo pipefail
@@ -37,7 +37,7 @@ d["benchmarks"] = [dict(b, name=b["run_name"]) for b in d["benchmarks"]
 json.dump(d, open(sys.argv[1], "w"), indent=1)
 EOF
 
-echo "== PyTorch as installed (N <= 512: the reference BLAS needs ~100 s per step at 2048)"
+echo "== PyTorch as installed (N <= 512: with the reference BLAS a step at 2048 takes ~100 s)"
 $python "$here/torch_attention.py" speed --n 128 512 --reps 3 | tee "$out/torch_installed.jsonl"
 echo "== PyTorch with OpenBLAS, auto-detected core"
 LD_LIBRARY_PATH="$openblas_dir" $python "$here/torch_attention.py" speed --reps 3 | tee "$out/torch_openblas.jsonl"
