@@ -1,38 +1,64 @@
 #include "scalelab/model/config.hpp"
 
 #include <cmath>
+#include <utility>
+#include <vector>
 
 #include "scalelab/core/error.hpp"
 
 namespace scalelab {
 namespace {
 
-const char* name(Architecture a) {
-  return a == Architecture::encoder_decoder ? "encoder_decoder" : "decoder_only";
-}
-const char* name(Activation a) { return a == Activation::relu ? "relu" : "gelu"; }
-const char* name(NormPlacement n) { return n == NormPlacement::post ? "post" : "pre"; }
-const char* name(PositionEncoding p) {
-  return p == PositionEncoding::sinusoidal ? "sinusoidal" : "none";
-}
-const char* name(LinearInit i) {
-  return i == LinearInit::xavier_uniform ? "xavier_uniform" : "torch_default";
-}
-const char* name(EmbeddingInit i) {
-  switch (i) {
-    case EmbeddingInit::normal: return "normal";
-    case EmbeddingInit::normal_inv_d: return "normal_inv_d";
-    case EmbeddingInit::xavier_uniform: return "xavier_uniform";
-    case EmbeddingInit::uniform_sqrt3_d: return "uniform_sqrt3_d";
+// Name <-> value tables: one place per enum for parsing, printing and the list of allowed values.
+template <class E>
+using Names = std::vector<std::pair<const char*, E>>;
+
+const Names<Architecture> kArchitectures{{"encoder_decoder", Architecture::encoder_decoder},
+                                         {"decoder_only", Architecture::decoder_only}};
+const Names<Activation> kActivations{{"relu", Activation::relu}, {"gelu", Activation::gelu}};
+const Names<NormPlacement> kPlacements{{"post", NormPlacement::post}, {"pre", NormPlacement::pre},
+                                       {"sandwich", NormPlacement::sandwich}};
+const Names<NormKind> kNormKinds{{"layernorm", NormKind::layer}, {"rmsnorm", NormKind::rms}};
+const Names<PositionEncoding> kPositions{
+    {"sinusoidal", PositionEncoding::sinusoidal}, {"learned", PositionEncoding::learned},
+    {"rope", PositionEncoding::rope},             {"alibi", PositionEncoding::alibi},
+    {"t5_bias", PositionEncoding::t5_bias},       {"none", PositionEncoding::none}};
+const Names<LinearInit> kLinearInits{{"xavier_uniform", LinearInit::xavier_uniform},
+                                     {"torch_default", LinearInit::torch_default},
+                                     {"normal_fan_in", LinearInit::normal_fan_in},
+                                     {"normal_std", LinearInit::normal_std}};
+const Names<EmbeddingInit> kEmbeddingInits{{"normal", EmbeddingInit::normal},
+                                           {"normal_inv_d", EmbeddingInit::normal_inv_d},
+                                           {"xavier_uniform", EmbeddingInit::xavier_uniform},
+                                           {"uniform_sqrt3_d", EmbeddingInit::uniform_sqrt3_d},
+                                           {"normal_std", EmbeddingInit::normal_std}};
+const Names<AttentionScaleMode> kScaleModes{{"inv_sqrt_dk", AttentionScaleMode::inv_sqrt_dk},
+                                            {"inv_dk", AttentionScaleMode::inv_dk},
+                                            {"constant", AttentionScaleMode::constant}};
+const Names<QkNorm> kQkNorms{{"none", QkNorm::none}, {"layernorm", QkNorm::layer},
+                             {"rmsnorm", QkNorm::rms}};
+const Names<AttentionKernel> kKernels{{"flash", AttentionKernel::flash},
+                                      {"naive", AttentionKernel::naive}};
+const Names<DType> kDTypes{{"f32", DType::f32}, {"bf16", DType::bf16}, {"f16", DType::f16}};
+
+template <class E>
+E parse_enum(ConfigSection& s, const std::string& key, E fallback, const Names<E>& names) {
+  const char* fallback_name = "";
+  for (const auto& [n, v] : names)
+    if (v == fallback) fallback_name = n;
+  const std::string value = s.get_string(key, fallback_name);
+  std::string allowed;
+  for (const auto& [n, v] : names) {
+    if (value == n) return v;
+    allowed += (allowed.empty() ? "" : ", ") + std::string(n);
   }
-  return "";
+  s.fail(key, "allowed values: " + allowed);
 }
-const char* name(AttentionScaleMode m) {
-  switch (m) {
-    case AttentionScaleMode::inv_sqrt_dk: return "inv_sqrt_dk";
-    case AttentionScaleMode::inv_dk: return "inv_dk";
-    case AttentionScaleMode::constant: return "constant";
-  }
+
+template <class E>
+const char* name_of(E value, const Names<E>& names) {
+  for (const auto& [n, v] : names)
+    if (v == value) return n;
   return "";
 }
 
@@ -52,52 +78,73 @@ void parse_embedding(ConfigSection s, ModelConfig& c) {
     } else if (raw->is_string()) {
       e.scale = raw->get<std::string>();
     } else {
-      s.fail("scale", "expected a number or one of 1, sqrt_d, d, inv_sqrt_d, learned");
+      s.fail("scale", "expected a number or one of 1, sqrt_d, d, inv_sqrt_d, inv_d, learned");
     }
   }
   if (e.scale == "1") e.scale_value = 1.0;
   else if (e.scale == "sqrt_d") e.scale_value = std::sqrt(d);
   else if (e.scale == "d") e.scale_value = d;
   else if (e.scale == "inv_sqrt_d") e.scale_value = 1.0 / std::sqrt(d);
+  else if (e.scale == "inv_d") e.scale_value = 1.0 / d;
   else if (e.scale == "learned") e.learned = true;
-  else if (e.scale != "constant") s.fail("scale", "allowed: 1, sqrt_d, d, inv_sqrt_d, learned, or a number");
+  else if (e.scale != "constant")
+    s.fail("scale", "allowed: 1, sqrt_d, d, inv_sqrt_d, inv_d, learned, or a number");
   const double learned_init = s.get_double("learned_init", std::sqrt(d));
   if (e.learned) e.scale_value = learned_init;
-  const std::string init = s.get_choice(
-      "init", "normal_inv_d", {"normal", "normal_inv_d", "xavier_uniform", "uniform_sqrt3_d"});
-  e.init = init == "normal" ? EmbeddingInit::normal
-           : init == "normal_inv_d" ? EmbeddingInit::normal_inv_d
-           : init == "xavier_uniform" ? EmbeddingInit::xavier_uniform
-                                      : EmbeddingInit::uniform_sqrt3_d;
+  e.scale_dtype = parse_enum(s, "scale_dtype", DType::f32, kDTypes);
+  if (e.scale_dtype != DType::f32)  // Gemma: sqrt(3072) -> 55.5 in bf16
+    e.scale_value = round_to(e.scale_dtype, e.scale_value);
+  e.init = parse_enum(s, "init", EmbeddingInit::normal_inv_d, kEmbeddingInits);
+  e.init_std = s.get_double("init_std", e.init_std);
+  if (!(e.init_std > 0)) s.fail("init_std", "must be > 0");
+  e.layernorm = s.get_bool("layernorm", false);
   const std::string out = s.get_choice("output_scale", "1", {"1", "inv_sqrt_d"});
   e.output_scale = out == "1" ? 1.0 : 1.0 / std::sqrt(d);
   s.finish();
 }
 
 void parse_attention(ConfigSection s, ModelConfig& c) {
-  const std::string mode =
-      s.get_choice("scale", "inv_sqrt_dk", {"inv_sqrt_dk", "inv_dk", "none", "constant"});
-  AttentionScale& a = c.attention_scale;
-  a.multiplier = s.get_double("multiplier", 1.0);
-  if (mode == "inv_sqrt_dk") a.mode = AttentionScaleMode::inv_sqrt_dk;
-  else if (mode == "inv_dk") a.mode = AttentionScaleMode::inv_dk;
-  else if (mode == "none") a = {AttentionScaleMode::constant, 1.0};
-  else a.mode = AttentionScaleMode::constant;
+  AttentionKnobs& a = c.attention;
+  const std::string mode = s.get_choice("scale", "inv_sqrt_dk", {"inv_sqrt_dk", "inv_dk", "none", "constant"});
+  a.scale.multiplier = s.get_double("multiplier", 1.0);
+  if (mode == "inv_sqrt_dk") a.scale.mode = AttentionScaleMode::inv_sqrt_dk;
+  else if (mode == "inv_dk") a.scale.mode = AttentionScaleMode::inv_dk;
+  else if (mode == "none") a.scale = {AttentionScaleMode::constant, 1.0};
+  else a.scale.mode = AttentionScaleMode::constant;
+  a.scale_query = s.get_choice("apply_to", "logits", {"logits", "query"}) == "query";
+  a.learned_temperature = s.get_bool("learned_temperature", false);
+  c.attention_fold_into_init = s.get_bool("fold_into_init", false);
+  c.zero_init_query = s.get_bool("zero_init_query", false);
+  a.qk_norm = parse_enum(s, "qk_norm", QkNorm::none, kQkNorms);
+  a.qk_norm_learned = s.get_bool("qk_norm_learned", true);
+  a.softcap = s.get_double("softcap", 0.0);
+  if (!(a.softcap >= 0)) s.fail("softcap", "must be >= 0 (0: off)");
+  a.kernel = parse_enum(s, "kernel", AttentionKernel::flash, kKernels);
+  if (a.learned_temperature && a.scale_query)
+    s.fail("learned_temperature", "cannot be combined with attention.apply_to = \"query\"");
+  if (c.attention_fold_into_init && (a.learned_temperature || a.scale_query))
+    s.fail("fold_into_init", "excludes learned_temperature and apply_to = \"query\" (the scale is in W_q)");
   s.finish();
 }
 
 }  // namespace
 
 LayerOptions ModelConfig::layer_options() const {
-  return {.d_model = d_model, .n_heads = n_heads, .d_ff = d_ff, .activation = activation,
-          .norm = norm, .norm_eps = norm_eps, .dropout = dropout,
-          .attention_scale = attention_scale};
+  LayerOptions o{.d_model = d_model, .n_heads = n_heads, .d_ff = d_ff, .activation = activation,
+                 .norm = norm, .norm_kind = norm_kind, .norm_eps = norm_eps, .dropout = dropout,
+                 .ffn_bias = bias, .attention = attention};
+  o.attention.bias = bias;
+  o.attention.rope = positions == PositionEncoding::rope;
+  o.attention.rope_base = rope_base;
+  o.attention.alibi = positions == PositionEncoding::alibi;
+  // T5: the scale lives in W_q's initialisation, none is applied at run time.
+  if (attention_fold_into_init) o.attention.scale = {AttentionScaleMode::constant, 1.0};
+  return o;
 }
 
 ModelConfig parse_model_config(ConfigSection s) {
   ModelConfig c;
-  const std::string arch = s.get_choice("arch", "encoder_decoder", {"encoder_decoder", "decoder_only"});
-  c.arch = arch == "encoder_decoder" ? Architecture::encoder_decoder : Architecture::decoder_only;
+  c.arch = parse_enum(s, "arch", c.arch, kArchitectures);
   c.src_vocab = s.get_int("src_vocab", 0);
   c.tgt_vocab = s.get_int("tgt_vocab", 0);
   c.d_model = s.get_int("d_model", c.d_model);
@@ -118,48 +165,90 @@ ModelConfig parse_model_config(ConfigSection s) {
     config_error(s.full_key("d_model"), std::to_string(c.d_model),
                  "must be divisible by model.n_heads = " + std::to_string(c.n_heads));
   }
-  c.activation = s.get_choice("activation", "relu", {"relu", "gelu"}) == "relu" ? Activation::relu
-                                                                              : Activation::gelu;
-  c.norm = s.get_choice("norm", "post", {"post", "pre"}) == "post" ? NormPlacement::post
-                                                                 : NormPlacement::pre;
+  c.activation = parse_enum(s, "activation", c.activation, kActivations);
+  c.norm = parse_enum(s, "norm", c.norm, kPlacements);
+  c.norm_kind = parse_enum(s, "norm_type", c.norm_kind, kNormKinds);
   c.norm_eps = s.get_double("norm_eps", c.norm_eps);
   if (!(c.norm_eps > 0)) s.fail("norm_eps", "must be > 0");
   c.dropout = s.get_double("dropout", c.dropout);
   if (!(c.dropout >= 0 && c.dropout < 1)) s.fail("dropout", "must be in [0, 1)");
+  c.bias = s.get_bool("bias", c.bias);
   c.tie_output = s.get_bool("tie_output", c.tie_output);
-  c.positions = s.get_choice("positions", "sinusoidal", {"sinusoidal", "none"}) == "sinusoidal"
-                    ? PositionEncoding::sinusoidal
-                    : PositionEncoding::none;
-  c.linear_init = s.get_choice("linear_init", "xavier_uniform", {"xavier_uniform", "torch_default"}) ==
-                          "xavier_uniform"
-                      ? LinearInit::xavier_uniform
-                      : LinearInit::torch_default;
+  c.output_softcap = s.get_double("output_softcap", 0.0);
+  if (!(c.output_softcap >= 0)) s.fail("output_softcap", "must be >= 0 (0: off)");
+  c.zero_init_output = s.get_bool("zero_init_output", false);
+  c.positions = parse_enum(s, "positions", c.positions, kPositions);
+  c.learned_positions_std = s.get_double("learned_positions_std", c.learned_positions_std);
+  c.rope_base = s.get_double("rope_base", c.rope_base);
+  c.t5_buckets = s.get_int("t5_buckets", c.t5_buckets);
+  c.t5_max_distance = s.get_int("t5_max_distance", c.t5_max_distance);
+  if (!(c.learned_positions_std > 0)) s.fail("learned_positions_std", "must be > 0");
+  if (!(c.rope_base > 1)) s.fail("rope_base", "must be > 1");
+  if (c.t5_buckets < 4) s.fail("t5_buckets", "must be >= 4");
+  if (c.t5_max_distance < c.t5_buckets / 2) s.fail("t5_max_distance", "must be >= t5_buckets / 2");
+  if (c.positions == PositionEncoding::rope && c.head_dim() % 2 != 0)
+    s.fail("positions", "rope needs an even head dimension (d_model / n_heads = " +
+                            std::to_string(c.head_dim()) + ")");
+  c.linear_init = parse_enum(s, "linear_init", c.linear_init, kLinearInits);
+  c.linear_init_std = s.get_double("linear_init_std", c.linear_init_std);
+  if (!(c.linear_init_std > 0)) s.fail("linear_init_std", "must be > 0");
   const int64_t seed = s.get_int("seed", 1);
   if (seed < 0) s.fail("seed", "must be >= 0");
   c.seed = static_cast<uint64_t>(seed);
   parse_embedding(s.subsection("embedding"), c);
   parse_attention(s.subsection("attention"), c);
+  if (c.zero_init_output && c.tie_output)
+    config_error(s.full_key("zero_init_output"), "true", "needs an untied output (model.tie_output = false)");
   s.finish();
   return c;
 }
 
 Json model_config_to_json(const ModelConfig& c) {
-  Json embedding = {{"init", name(c.embedding.init)},
-                    {"output_scale", c.embedding.output_scale == 1.0 ? "1" : "inv_sqrt_d"}};
-  if (c.embedding.scale == "constant") embedding["scale"] = c.embedding.scale_value;
-  else embedding["scale"] = c.embedding.scale;
-  if (c.embedding.learned) embedding["learned_init"] = c.embedding.scale_value;
-  Json attention = {{"scale", name(c.attention_scale.mode)},
-                    {"multiplier", c.attention_scale.multiplier}};
-  return {{"arch", name(c.arch)},          {"src_vocab", c.src_vocab},
-          {"tgt_vocab", c.tgt_vocab},      {"d_model", c.d_model},
-          {"n_heads", c.n_heads},          {"d_ff", c.d_ff},
-          {"encoder_layers", c.encoder_layers}, {"decoder_layers", c.decoder_layers},
-          {"max_len", c.max_len},          {"activation", name(c.activation)},
-          {"norm", name(c.norm)},          {"norm_eps", c.norm_eps},
-          {"dropout", c.dropout},          {"tie_output", c.tie_output},
-          {"positions", name(c.positions)}, {"linear_init", name(c.linear_init)},
-          {"seed", c.seed},                {"embedding", embedding},
+  const EmbeddingScaling& e = c.embedding;
+  Json embedding = {{"init", name_of(e.init, kEmbeddingInits)}, {"init_std", e.init_std},
+                    {"layernorm", e.layernorm}, {"scale_dtype", name_of(e.scale_dtype, kDTypes)},
+                    {"output_scale", e.output_scale == 1.0 ? "1" : "inv_sqrt_d"}};
+  if (e.scale == "constant") embedding["scale"] = e.scale_value;
+  else embedding["scale"] = e.scale;
+  if (e.learned) embedding["learned_init"] = e.scale_value;
+  const AttentionKnobs& a = c.attention;
+  const Json attention = {{"scale", name_of(a.scale.mode, kScaleModes)},
+                          {"multiplier", a.scale.multiplier},
+                          {"apply_to", a.scale_query ? "query" : "logits"},
+                          {"learned_temperature", a.learned_temperature},
+                          {"fold_into_init", c.attention_fold_into_init},
+                          {"zero_init_query", c.zero_init_query},
+                          {"qk_norm", name_of(a.qk_norm, kQkNorms)},
+                          {"qk_norm_learned", a.qk_norm_learned},
+                          {"softcap", a.softcap},
+                          {"kernel", name_of(a.kernel, kKernels)}};
+  return {{"arch", name_of(c.arch, kArchitectures)},
+          {"src_vocab", c.src_vocab},
+          {"tgt_vocab", c.tgt_vocab},
+          {"d_model", c.d_model},
+          {"n_heads", c.n_heads},
+          {"d_ff", c.d_ff},
+          {"encoder_layers", c.encoder_layers},
+          {"decoder_layers", c.decoder_layers},
+          {"max_len", c.max_len},
+          {"activation", name_of(c.activation, kActivations)},
+          {"norm", name_of(c.norm, kPlacements)},
+          {"norm_type", name_of(c.norm_kind, kNormKinds)},
+          {"norm_eps", c.norm_eps},
+          {"dropout", c.dropout},
+          {"bias", c.bias},
+          {"tie_output", c.tie_output},
+          {"output_softcap", c.output_softcap},
+          {"zero_init_output", c.zero_init_output},
+          {"positions", name_of(c.positions, kPositions)},
+          {"learned_positions_std", c.learned_positions_std},
+          {"rope_base", c.rope_base},
+          {"t5_buckets", c.t5_buckets},
+          {"t5_max_distance", c.t5_max_distance},
+          {"linear_init", name_of(c.linear_init, kLinearInits)},
+          {"linear_init_std", c.linear_init_std},
+          {"seed", c.seed},
+          {"embedding", embedding},
           {"attention", attention}};
 }
 

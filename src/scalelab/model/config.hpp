@@ -1,10 +1,12 @@
 // model/config: the typed description of a model. Read once from the [model] section of a
-// config (or a checkpoint's metadata) and never looked up by string again.
+// config (or a checkpoint's metadata) and never looked up by string again. Every scale knob of
+// docs/model.md is a field here.
 #pragma once
 #include <cstdint>
 #include <string>
 
 #include "scalelab/core/config_section.hpp"
+#include "scalelab/kernels/precision.hpp"
 #include "scalelab/nn/options.hpp"
 
 namespace scalelab {
@@ -16,23 +18,28 @@ enum class EmbeddingInit {
   normal_inv_d,     // N(0, 1/d)            (tensor2tensor, fairseq: std d^-0.5)
   xavier_uniform,   // U(±sqrt(6/(V+d)))    (Annotated Transformer)
   uniform_sqrt3_d,  // U(±sqrt(3/d))        (Marian: rows of about unit norm)
+  normal_std,       // N(0, init_std²)      (BERT, LLaMA, Gemma: a small fixed std)
 };
 
 enum class LinearInit {
   xavier_uniform,   // U(±sqrt(6/(in+out)))  (Annotated Transformer, fairseq attention)
   torch_default,    // U(±1/sqrt(in))        (nn.Linear's kaiming_uniform(a=sqrt 5))
+  normal_fan_in,    // N(0, 1/in)            (Mesh TensorFlow / T5)
+  normal_std,       // N(0, linear_init_std²) (BERT: 0.02)
 };
 
-enum class PositionEncoding { sinusoidal, none };
+enum class PositionEncoding { sinusoidal, learned, rope, alibi, t5_bias, none };
 
-// Every scale knob of the embedding path. The scale multiplies the looked-up row:
-// x = scale · E[token] + PE[pos].
+// Every scale knob of the embedding path: x = N_e(s · E[token] + P[pos]), N_e optional.
 struct EmbeddingScaling {
-  std::string scale = "sqrt_d";  // "1" | "sqrt_d" | "d" | "inv_sqrt_d" | "learned" | a number
+  std::string scale = "sqrt_d";  // "1" | "sqrt_d" | "d" | "inv_sqrt_d" | "inv_d" | "learned" | a number
   double scale_value = 0.0;      // the resolved constant (or the learned scalar's initial value)
   bool learned = false;
+  DType scale_dtype = DType::f32;  // the constant rounded to this format (Gemma: bf16)
   EmbeddingInit init = EmbeddingInit::normal_inv_d;
-  double output_scale = 1.0;     // tied output: logits = output_scale · h Eᵀ
+  double init_std = 0.02;        // for init = normal_std
+  bool layernorm = false;        // BERT's embedding LayerNorm
+  double output_scale = 1.0;     // logits = output_scale · h Wᵀ
 };
 
 struct ModelConfig {
@@ -47,13 +54,24 @@ struct ModelConfig {
   int64_t max_len = 512;
   Activation activation = Activation::relu;
   NormPlacement norm = NormPlacement::post;
+  NormKind norm_kind = NormKind::layer;
   double norm_eps = 1e-5;
   double dropout = 0.1;
+  bool bias = true;         // biases of the linear maps (T5, LLaMA: none)
   bool tie_output = false;  // the decoder's output projection is its input embedding
+  double output_softcap = 0.0;  // > 0: logits = cap · tanh(logits / cap) (Gemma 2: 30)
+  bool zero_init_output = false;  // muP: the untied readout starts at zero
   PositionEncoding positions = PositionEncoding::sinusoidal;
+  double learned_positions_std = 0.02;
+  double rope_base = 10000.0;
+  int64_t t5_buckets = 32;
+  int64_t t5_max_distance = 128;
   LinearInit linear_init = LinearInit::xavier_uniform;
+  double linear_init_std = 0.02;
   EmbeddingScaling embedding;
-  AttentionScale attention_scale;
+  AttentionKnobs attention;          // scale, where, temperature, QK-norm, soft-cap, kernel
+  bool attention_fold_into_init = false;  // T5: run-time scale 1, W_q's init multiplied by it
+  bool zero_init_query = false;           // muP: W_q starts at zero
   uint64_t seed = 1;  // initialisation
 
   LayerOptions layer_options() const;

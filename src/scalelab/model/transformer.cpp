@@ -16,35 +16,51 @@ Transformer<T>::Transformer(const ModelConfig& config)
   SL_CHECK(config.d_model % config.n_heads == 0, "model.d_model = ", config.d_model,
            ": must be divisible by model.n_heads = ", config.n_heads);
   if (encoder_decoder_) {
-    build_stack(encoder_, "encoder", config.src_vocab, config.encoder_layers, false);
+    build_stack(encoder_, "encoder", config.src_vocab, config.encoder_layers, false, true);
   }
-  build_stack(decoder_, "decoder", config.tgt_vocab, config.decoder_layers, encoder_decoder_);
+  build_stack(decoder_, "decoder", config.tgt_vocab, config.decoder_layers, encoder_decoder_, false);
   if (!config.tie_output) out_weight_ = Parameter<T>("decoder.out.weight", {config.tgt_vocab, config.d_model});
   initialize();
 }
 
 template <class T>
 void Transformer<T>::build_stack(Stack& s, const std::string& name, int64_t vocab, int64_t layers,
-                                 bool cross) {
-  const LayerOptions opt = config_.layer_options();
-  s.embed = Embedding<T>(name + ".embed", vocab, config_.d_model, config_.embedding.scale_value,
-                         config_.embedding.learned);
-  s.dropout = Dropout<T>(config_.dropout);
+                                 bool cross, bool bidirectional) {
+  const ModelConfig& c = config_;
+  const LayerOptions opt = c.layer_options();
+  s.embed = Embedding<T>(name + ".embed", vocab, c.d_model, c.embedding.scale_value, c.embedding.learned);
+  if (c.positions == PositionEncoding::learned)
+    s.positions = Parameter<T>(name + ".pos_embed.weight", {c.max_len, c.d_model});
+  if (c.positions == PositionEncoding::t5_bias) {
+    s.relative_bias = Parameter<T>(name + ".rel_bias.weight", {c.t5_buckets, c.n_heads}, false);
+    s.bias_shape = {c.t5_buckets, c.t5_max_distance, bidirectional};
+  }
+  if (c.embedding.layernorm)
+    s.embed_norm = Norm<T>(name + ".embed_norm", c.d_model, NormKind::layer, c.norm_eps);
+  s.dropout = Dropout<T>(c.dropout);
   for (int64_t l = 0; l < layers; ++l)
     s.blocks.emplace_back(name + ".layers." + std::to_string(l), opt, cross);
-  if (config_.norm == NormPlacement::pre)
-    s.final_norm = LayerNorm<T>(name + ".final_norm", config_.d_model, config_.norm_eps);
+  if (has_final_norm()) s.final_norm = Norm<T>(name + ".final_norm", c.d_model, c.norm_kind, c.norm_eps);
+}
+
+// The documented parameter order (docs/checkpoint.md); it also fixes the initialisation streams.
+template <class T>
+ParameterRefs<T> Transformer<T>::stack_parameters(Stack& s) {
+  ParameterRefs<T> out;
+  collect_parameters(out, s.embed);
+  if (config_.positions == PositionEncoding::learned) out.push_back(&s.positions);
+  if (config_.positions == PositionEncoding::t5_bias) out.push_back(&s.relative_bias);
+  if (config_.embedding.layernorm) collect_parameters(out, s.embed_norm);
+  for (Block<T>& b : s.blocks) collect_parameters(out, b);
+  if (has_final_norm()) collect_parameters(out, s.final_norm);
+  return out;
 }
 
 template <class T>
 ParameterRefs<T> Transformer<T>::parameters() {
   ParameterRefs<T> out;
-  for (Stack* s : {&encoder_, &decoder_}) {
-    if (s == &encoder_ && !encoder_decoder_) continue;
-    collect_parameters(out, s->embed);
-    for (Block<T>& b : s->blocks) collect_parameters(out, b);
-    if (config_.norm == NormPlacement::pre) collect_parameters(out, s->final_norm);
-  }
+  if (encoder_decoder_) out = stack_parameters(encoder_);
+  for (Parameter<T>* p : stack_parameters(decoder_)) out.push_back(p);
   if (!config_.tie_output) out.push_back(&out_weight_);
   return out;
 }
@@ -77,6 +93,9 @@ void fill_normal(Tensor<T>& t, Rng& rng, double stddev) {
 bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
+bool is_query_projection(const std::string& name) {
+  return ends_with(name, "attn.q.weight") || ends_with(name, "attn.q.bias");
+}
 
 }  // namespace
 
@@ -84,31 +103,51 @@ bool ends_with(const std::string& s, const std::string& suffix) {
 // parameter at the end never changes the others.
 template <class T>
 void Transformer<T>::initialize() {
-  Rng root(config_.seed);
-  const double d = static_cast<double>(config_.d_model);
+  const ModelConfig& c = config_;
+  Rng root(c.seed);
+  const double d = static_cast<double>(c.d_model);
   for (Parameter<T>* p : parameters()) {
     Rng rng = root.split();
     Tensor<T>& w = p->value;
-    if (ends_with(p->name, ".embed.weight")) {
+    const std::string& name = p->name;
+    if (ends_with(name, ".embed.weight")) {
       const double vocab = static_cast<double>(w.dim(0));
-      switch (config_.embedding.init) {
+      switch (c.embedding.init) {
         case EmbeddingInit::normal: fill_normal(w, rng, 1.0); break;
         case EmbeddingInit::normal_inv_d: fill_normal(w, rng, 1.0 / std::sqrt(d)); break;
         case EmbeddingInit::xavier_uniform: fill_uniform(w, rng, std::sqrt(6.0 / (vocab + d))); break;
         case EmbeddingInit::uniform_sqrt3_d: fill_uniform(w, rng, std::sqrt(3.0 / d)); break;
+        case EmbeddingInit::normal_std: fill_normal(w, rng, c.embedding.init_std); break;
       }
-    } else if (ends_with(p->name, ".embed.scale")) {
-      w[0] = static_cast<T>(config_.embedding.scale_value);
-    } else if (p->name.find("norm") != std::string::npos) {
-      w.fill(ends_with(p->name, ".weight") ? T(1) : T(0));
+    } else if (ends_with(name, ".embed.scale")) {
+      w[0] = static_cast<T>(c.embedding.scale_value);
+    } else if (ends_with(name, ".pos_embed.weight")) {
+      fill_normal(w, rng, c.learned_positions_std);
+    } else if (ends_with(name, ".rel_bias.weight")) {
+      fill_normal(w, rng, 1.0 / std::sqrt(d));  // HF T5: factor · d_model^-0.5
+    } else if (ends_with(name, ".temperature")) {
+      w.fill(static_cast<T>(c.attention.scale.resolve(c.head_dim())));
+    } else if (name.find("norm") != std::string::npos) {
+      w.fill(ends_with(name, ".weight") ? T(1) : T(0));
     } else if (w.rank() == 2) {  // a linear map [out, in]
       const double fan_out = static_cast<double>(w.dim(0)), fan_in = static_cast<double>(w.dim(1));
-      const double bound = config_.linear_init == LinearInit::xavier_uniform
-                               ? std::sqrt(6.0 / (fan_in + fan_out))
-                               : 1.0 / std::sqrt(fan_in);
-      fill_uniform(w, rng, bound);
+      switch (c.linear_init) {
+        case LinearInit::xavier_uniform: fill_uniform(w, rng, std::sqrt(6.0 / (fan_in + fan_out))); break;
+        case LinearInit::torch_default: fill_uniform(w, rng, 1.0 / std::sqrt(fan_in)); break;
+        case LinearInit::normal_fan_in: fill_normal(w, rng, 1.0 / std::sqrt(fan_in)); break;
+        case LinearInit::normal_std: fill_normal(w, rng, c.linear_init_std); break;
+      }
+      // T5: the attention scale is folded into W_q's initialisation, none applied at run time.
+      if (c.attention_fold_into_init && is_query_projection(name)) {
+        const T folded = static_cast<T>(c.attention.scale.resolve(c.head_dim()));
+        for (T& v : w) v *= folded;
+      }
     } else {  // biases
       w.zero();
+    }
+    if ((c.zero_init_query && is_query_projection(name)) ||
+        (c.zero_init_output && name == "decoder.out.weight")) {
+      w.zero();  // muP: zero query projection and readout
     }
   }
 }
@@ -119,26 +158,39 @@ void Transformer<T>::zero_grad() {
 }
 
 template <class T>
-const Tensor<T>& Transformer<T>::run_stack(Stack& s, const int32_t* ids, const BlockCall& call,
+const Tensor<T>& Transformer<T>::run_stack(Stack& s, const int32_t* ids, BlockCall call,
                                            const ForwardMode& mode) {
   SL_CHECK(call.len <= config_.max_len, "sequence length ", call.len, " exceeds model.max_len = ",
            config_.max_len);
   const int64_t rows = call.batch * call.len, d = config_.d_model;
   s.batch = call.batch;
   s.len = call.len;
+  s.e0.resize({rows, d});
   s.x0.resize({rows, d});
-  s.embed.forward(ids, rows, s.x0.data());  // s · E[ids]
-  if (config_.positions == PositionEncoding::sinusoidal)
-    add_sinusoidal_positions(s.x0.data(), call.batch, call.len, d);  // + PE
+  s.embed.forward(ids, rows, s.e0.data());  // s · E[ids]
+  if (config_.positions == PositionEncoding::sinusoidal) {
+    add_sinusoidal_positions(s.e0.data(), call.batch, call.len, d);  // + PE
+  } else if (config_.positions == PositionEncoding::learned) {
+    for (int64_t r = 0; r < rows; ++r)                                 // + P[pos]
+      for (int64_t j = 0; j < d; ++j) s.e0[r * d + j] += s.positions.value[(r % call.len) * d + j];
+  }
+  if (config_.embedding.layernorm) s.embed_norm.forward(s.e0.data(), rows, s.x0.data());  // N_e
+  else std::memcpy(s.x0.data(), s.e0.data(), s.e0.bytes());
   s.dropout.forward(s.x0.data(), rows * d, *mode.rng, mode.training);
+  if (config_.positions == PositionEncoding::t5_bias) {  // shared by every layer of the stack
+    const int64_t H = config_.n_heads;
+    s.bias.resize({H, call.len, call.len});
+    s.dbias.resize({H, call.len, call.len});
+    s.dbias.zero();
+    relative_bias_forward(s.bias_shape, s.relative_bias.value.data(), H, call.len, call.len, s.bias.data());
+    call.self_bias = s.bias.data();
+    call.self_dbias = s.dbias.data();
+  }
   const T* x = s.x0.data();
   for (Block<T>& b : s.blocks) x = b.forward(call, x).data();
   s.out.resize({rows, d});
-  if (config_.norm == NormPlacement::pre) {
-    s.final_norm.forward(x, rows, s.out.data());
-  } else {
-    std::memcpy(s.out.data(), x, rows * d * sizeof(T));
-  }
+  if (has_final_norm()) s.final_norm.forward(x, rows, s.out.data());
+  else std::memcpy(s.out.data(), x, rows * d * sizeof(T));
   return s.out;
 }
 
@@ -146,17 +198,28 @@ template <class T>
 void Transformer<T>::backward_stack(Stack& s, const T* dout, T* dmemory) {
   const int64_t rows = s.batch * s.len, d = config_.d_model;
   s.dx.resize({rows, d});
-  if (config_.norm == NormPlacement::pre) {
-    s.final_norm.backward(dout, s.dx.data());  // from out = LN_f(x_L)
-  } else {
-    std::memcpy(s.dx.data(), dout, rows * d * sizeof(T));
-  }
+  if (has_final_norm()) s.final_norm.backward(dout, s.dx.data());  // from out = N_f(x_L)
+  else std::memcpy(s.dx.data(), dout, rows * d * sizeof(T));
   for (auto it = s.blocks.rbegin(); it != s.blocks.rend(); ++it) {
     const Tensor<T>& dx = it->backward(s.dx.data(), dmemory);
     std::memcpy(s.dx.data(), dx.data(), rows * d * sizeof(T));
   }
   s.dropout.backward(s.dx.data(), rows * d);  // from x0 = D(...)
-  s.embed.backward(s.dx.data());              // from s · E[ids] (PE is constant)
+  const T* de0 = s.dx.data();
+  if (config_.embedding.layernorm) {          // from x0 = N_e(e0)
+    s.de0.resize({rows, d});
+    s.embed_norm.backward(s.dx.data(), s.de0.data());
+    de0 = s.de0.data();
+  }
+  if (config_.positions == PositionEncoding::learned) {  // from e0 += P[pos]
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t j = 0; j < d; ++j) s.positions.grad[(r % s.len) * d + j] += de0[r * d + j];
+  }
+  s.embed.backward(de0);  // from s · E[ids] (sinusoids are constant)
+  if (config_.positions == PositionEncoding::t5_bias) {  // from bias = table[bucket]
+    relative_bias_backward(s.bias_shape, s.dbias.data(), config_.n_heads, s.len, s.len,
+                           s.relative_bias.grad.data());
+  }
 }
 
 template <class T>
@@ -188,6 +251,10 @@ const Tensor<T>& Transformer<T>::decode(const ModelInput& in, const ForwardMode&
   // logits[rows, V] = c · h[rows, d] · W[V, d]ᵀ
   gemm<T>({.m = rows, .n = V, .k = config_.d_model, .trans_b = true}, h.data(), output_weight(),
           logits_.data(), static_cast<T>(config_.embedding.output_scale));
+  if (config_.output_softcap > 0) {  // logits = cap · tanh(logits / cap)
+    const T cap = static_cast<T>(config_.output_softcap);
+    for (T& z : logits_) z = cap * std::tanh(z / cap);
+  }
   return logits_;
 }
 
@@ -203,6 +270,15 @@ template <class T>
 void Transformer<T>::backward(const T* dlogits) {
   const ModelInput& in = input_;
   const int64_t rows = in.batch * in.tgt_len, V = config_.tgt_vocab, d = config_.d_model;
+  if (config_.output_softcap > 0) {  // from logits = cap tanh(z / cap): dz = dlogits (1 - (logits/cap)²)
+    const T cap = static_cast<T>(config_.output_softcap);
+    dlogits_.resize({rows, V});
+    for (int64_t i = 0; i < rows * V; ++i) {
+      const T t = logits_[i] / cap;
+      dlogits_[i] = dlogits[i] * (T(1) - t * t);
+    }
+    dlogits = dlogits_.data();
+  }
   const T c = static_cast<T>(config_.embedding.output_scale);
   T* dW = config_.tie_output ? decoder_.embed.table().grad.data() : out_weight_.grad.data();
   // from logits = c · h Wᵀ:  dW += c · dlogitsᵀ h,  dh = c · dlogits W

@@ -1,15 +1,18 @@
 // model/transformer: the encoder-decoder of "Attention Is All You Need" and the decoder-only
 // variant, as explicit forward and backward passes over nn modules.
 //
-//   encoder:  x0 = D(s · E_src[src] + PE);  x_l = Block_l(x_l-1);  m = LN_f(x_L) (pre-LN only)
-//   decoder:  y0 = D(s · E_tgt[tgt] + PE);  y_l = Block_l(y_l-1, m); h = LN_f(y_L) (pre-LN only)
-//   logits = c · h Wᵀ  with W = E_tgt (tied, c = output_scale) or the untied decoder.out.weight
-// Parameter names are listed in docs/checkpoint.md.
+//   encoder:  e0 = s · E_src[src] + P;  x0 = D(N_e(e0));  x_l = Block_l(x_l-1);  m = N_f(x_L)
+//   decoder:  e0 = s · E_tgt[tgt] + P;  y0 = D(N_e(y0));  y_l = Block_l(y_l-1, m); h = N_f(y_L)
+//   logits = c · h Wᵀ, then cap · tanh(logits / cap) if output_softcap > 0
+// P: sinusoidal or learned absolute positions (RoPE, ALiBi and T5 bias act inside attention);
+// N_e: the optional embedding LayerNorm; N_f: the final norm (pre-norm and sandwich only);
+// W = E_tgt (tied) or decoder.out.weight. Parameter names are listed in docs/checkpoint.md.
 #pragma once
 #include <memory>
 #include <vector>
 
 #include "scalelab/model/config.hpp"
+#include "scalelab/model/relative_bias.hpp"
 #include "scalelab/nn/block.hpp"
 #include "scalelab/nn/embedding.hpp"
 
@@ -17,7 +20,7 @@ namespace scalelab {
 
 struct ModelInput {
   int64_t batch = 0, src_len = 0, tgt_len = 0;
-  const int32_t* src = nullptr;          // [batch, src_len], padded with kPadId (encoder-decoder)
+  const int32_t* src = nullptr;          // [batch, src_len], padded with <pad> (encoder-decoder)
   const int32_t* src_lengths = nullptr;  // [batch] true source lengths
   const int32_t* tgt = nullptr;          // [batch, tgt_len] decoder input (starts with <bos>)
 };
@@ -50,30 +53,42 @@ class Transformer {
   const ModelConfig& config() const { return config_; }
   int64_t parameter_count();
 
-  // For probes: the blocks and the layer-0 input of each stack.
+  // Read-only views for the probes (valid after a forward).
   std::vector<Block<T>>& encoder_blocks() { return encoder_.blocks; }
   std::vector<Block<T>>& decoder_blocks() { return decoder_.blocks; }
+  Embedding<T>& embedding(bool encoder) { return stack(encoder).embed; }
+  const Tensor<T>& embedding_sum(bool encoder) { return stack(encoder).e0; }  // s·E[ids] + P
+  const Tensor<T>& stack_input(bool encoder) { return stack(encoder).x0; }    // layer 0's input
+  const Tensor<T>& logits() const { return logits_; }
+  const ModelInput& last_input() const { return input_; }
 
  private:
   struct Stack {
     Embedding<T> embed;
+    Parameter<T> positions;      // learned absolute positions [max_len, d]
+    Parameter<T> relative_bias;  // T5 buckets [buckets, heads]
+    RelativeBiasShape bias_shape;
+    Norm<T> embed_norm;          // optional (BERT)
     Dropout<T> dropout;
     std::vector<Block<T>> blocks;
-    LayerNorm<T> final_norm;  // pre-LN only
-    Tensor<T> x0, out, dx;
+    Norm<T> final_norm;          // pre-norm and sandwich only
+    Tensor<T> e0, x0, out, dx, de0, bias, dbias;
     int64_t batch = 0, len = 0;
   };
-  void build_stack(Stack& s, const std::string& name, int64_t vocab, int64_t layers, bool cross);
-  const Tensor<T>& run_stack(Stack& s, const int32_t* ids, const BlockCall& call,
-                             const ForwardMode& mode);
+  Stack& stack(bool encoder) { return encoder ? encoder_ : decoder_; }
+  void build_stack(Stack& s, const std::string& name, int64_t vocab, int64_t layers, bool cross,
+                   bool bidirectional);
+  ParameterRefs<T> stack_parameters(Stack& s);
+  const Tensor<T>& run_stack(Stack& s, const int32_t* ids, BlockCall call, const ForwardMode& mode);
   void backward_stack(Stack& s, const T* dout, T* dmemory);
   const T* output_weight();
+  bool has_final_norm() const { return config_.norm != NormPlacement::post; }
 
   ModelConfig config_;
   bool encoder_decoder_ = true;
   Stack encoder_, decoder_;
   Parameter<T> out_weight_;  // untied output projection [tgt_vocab, d]
-  Tensor<T> logits_, dh_, dmemory_;
+  Tensor<T> logits_, dlogits_, dh_, dmemory_;
   ModelInput input_;
 };
 

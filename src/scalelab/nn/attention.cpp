@@ -1,14 +1,65 @@
 #include "scalelab/nn/attention.hpp"
 
+#include <cmath>
+#include <cstring>
+
+#include "scalelab/kernels/rope.hpp"
+
 namespace scalelab {
 
+std::vector<double> alibi_slopes(int64_t heads) {
+  auto power_of_two_slopes = [](int64_t n) {
+    std::vector<double> s(n);
+    for (int64_t i = 0; i < n; ++i) s[i] = std::pow(2.0, -8.0 * double(i + 1) / double(n));
+    return s;
+  };
+  int64_t closest = 1;
+  while (closest * 2 <= heads) closest *= 2;
+  std::vector<double> slopes = power_of_two_slopes(closest);
+  if (closest < heads) {
+    const std::vector<double> extra = power_of_two_slopes(2 * closest);
+    for (int64_t i = 0; static_cast<int64_t>(slopes.size()) < heads; i += 2) slopes.push_back(extra[i]);
+  }
+  return slopes;
+}
+
 template <class T>
-MultiHeadAttention<T>::MultiHeadAttention(const std::string& name, const LayerOptions& options)
+MultiHeadAttention<T>::MultiHeadAttention(const std::string& name, const LayerOptions& options,
+                                          bool self_attention)
     : opt_(options),
-      q_(name + ".q", options.d_model, options.d_model),
-      k_(name + ".k", options.d_model, options.d_model),
-      v_(name + ".v", options.d_model, options.d_model),
-      o_(name + ".o", options.d_model, options.d_model) {}
+      knobs_(options.attention),
+      q_(name + ".q", options.d_model, options.d_model, options.attention.bias),
+      k_(name + ".k", options.d_model, options.d_model, options.attention.bias),
+      v_(name + ".v", options.d_model, options.d_model, options.attention.bias),
+      o_(name + ".o", options.d_model, options.d_model, options.attention.bias) {
+  // Positions act within a sequence: rotary and ALiBi apply to self-attention only.
+  if (!self_attention) knobs_.rope = knobs_.alibi = false;
+  const int64_t dk = options.head_dim();
+  if (knobs_.qk_norm != QkNorm::none) {
+    const NormKind kind = knobs_.qk_norm == QkNorm::layer ? NormKind::layer : NormKind::rms;
+    q_norm_ = Norm<T>(name + ".q_norm", dk, kind, options.norm_eps, knobs_.qk_norm_learned);
+    k_norm_ = Norm<T>(name + ".k_norm", dk, kind, options.norm_eps, knobs_.qk_norm_learned);
+  }
+  if (knobs_.learned_temperature) {
+    temperature_ = Parameter<T>(name + ".temperature", {options.n_heads}, /*weight_decay=*/false);
+    temperature_.value.fill(static_cast<T>(knobs_.scale.resolve(dk)));
+  }
+  if (knobs_.alibi) {
+    const std::vector<double> slopes = alibi_slopes(options.n_heads);
+    alibi_slopes_.resize({options.n_heads});
+    for (int64_t h = 0; h < options.n_heads; ++h) alibi_slopes_[h] = static_cast<T>(slopes[h]);
+  }
+}
+
+template <class T>
+bool MultiHeadAttention<T>::transforms_qk() const {
+  return knobs_.qk_norm != QkNorm::none || knobs_.rope || knobs_.scale_query;
+}
+
+template <class T>
+double MultiHeadAttention<T>::kernel_scale() const {
+  return knobs_.scale_query ? 1.0 : knobs_.scale.resolve(opt_.head_dim());
+}
 
 template <class T>
 AttentionShape MultiHeadAttention<T>::shape(const AttentionCall& call) const {
@@ -19,43 +70,94 @@ AttentionShape MultiHeadAttention<T>::shape(const AttentionCall& call) const {
 template <class T>
 AttentionOptions<T> MultiHeadAttention<T>::kernel_options(const AttentionCall& call) const {
   AttentionOptions<T> o;
-  o.scale = opt_.attention_scale.resolve(opt_.head_dim());
+  o.scale = kernel_scale();
+  o.head_scales = knobs_.learned_temperature ? temperature_.value.data() : nullptr;
   o.causal = call.causal;
   o.key_lengths = call.key_lengths;
+  o.softcap = knobs_.softcap;
+  o.bias = static_cast<const T*>(call.bias);
+  o.alibi_slopes = knobs_.alibi ? alibi_slopes_.data() : nullptr;
   return o;
 }
 
 template <class T>
 void MultiHeadAttention<T>::forward(const AttentionCall& call, const T* x_q, const T* x_kv, T* y) {
   call_ = call;
-  const int64_t d = opt_.d_model, rows_q = call.batch * call.q_len, rows_k = call.batch * call.k_len;
-  qbuf_.resize({rows_q, d});
-  kbuf_.resize({rows_k, d});
+  const int64_t d = opt_.d_model, H = opt_.n_heads, dk = opt_.head_dim();
+  const int64_t rows_q = call.batch * call.q_len, rows_k = call.batch * call.k_len;
+  qraw_.resize({rows_q, d});
+  kraw_.resize({rows_k, d});
   vbuf_.resize({rows_k, d});
   ctx_.resize({rows_q, d});
-  q_.forward(x_q, rows_q, qbuf_.data());
-  k_.forward(x_kv, rows_k, kbuf_.data());
+  q_.forward(x_q, rows_q, qraw_.data());
+  k_.forward(x_kv, rows_k, kraw_.data());
   v_.forward(x_kv, rows_k, vbuf_.data());
-  attention_naive_forward<T>(shape(call), kernel_options(call), qbuf_.data(), kbuf_.data(),
-                             vbuf_.data(), ctx_.data(), saved_);
+  q_in_ = &qraw_;
+  k_in_ = &kraw_;
+  if (transforms_qk()) {
+    qk_q_.resize({rows_q, d});
+    qk_k_.resize({rows_k, d});
+    if (knobs_.qk_norm != QkNorm::none) {  // per head: rows of d_k
+      q_norm_.forward(qraw_.data(), rows_q * H, qk_q_.data());
+      k_norm_.forward(kraw_.data(), rows_k * H, qk_k_.data());
+    } else {
+      std::memcpy(qk_q_.data(), qraw_.data(), qraw_.bytes());
+      std::memcpy(qk_k_.data(), kraw_.data(), kraw_.bytes());
+    }
+    if (knobs_.rope) {
+      rope_forward<T>({call.batch, call.q_len, H, dk, 0, 0, knobs_.rope_base}, qk_q_.data());
+      rope_forward<T>({call.batch, call.k_len, H, dk, 0, 0, knobs_.rope_base}, qk_k_.data());
+    }
+    if (knobs_.scale_query) {
+      const T c = static_cast<T>(knobs_.scale.resolve(dk));
+      for (T& v : qk_q_) v *= c;
+    }
+    q_in_ = &qk_q_;
+    k_in_ = &qk_k_;
+  }
+  attention_forward<T>(knobs_.kernel, shape(call), kernel_options(call), q_in_->data(),
+                       k_in_->data(), vbuf_.data(), ctx_.data(), saved_, probe_sink_);
   o_.forward(ctx_.data(), rows_q, y);
 }
 
 template <class T>
 void MultiHeadAttention<T>::backward(const T* dy, T* dx_q, T* dx_kv) {
-  const int64_t d = opt_.d_model, rows_q = call_.batch * call_.q_len,
-                rows_k = call_.batch * call_.k_len;
+  const int64_t d = opt_.d_model, H = opt_.n_heads, dk = opt_.head_dim();
+  const int64_t rows_q = call_.batch * call_.q_len, rows_k = call_.batch * call_.k_len;
   dctx_.resize({rows_q, d});
   dq_.resize({rows_q, d});
   dk_.resize({rows_k, d});
   dv_.resize({rows_k, d});
   o_.backward(dy, dctx_.data());  // from y = ctx Woᵀ + bo
-  attention_naive_backward<T>(shape(call_), kernel_options(call_), qbuf_.data(), kbuf_.data(),
-                              vbuf_.data(), dctx_.data(), saved_, dq_.data(), dk_.data(),
-                              dv_.data());
+  AttentionExtraGrads<T> extra;
+  extra.dhead_scales = knobs_.learned_temperature ? temperature_.grad.data() : nullptr;
+  extra.dbias = static_cast<T*>(call_.dbias);
+  attention_backward<T>(knobs_.kernel, shape(call_), kernel_options(call_), q_in_->data(),
+                        k_in_->data(), vbuf_.data(), ctx_.data(), dctx_.data(), saved_, dq_.data(),
+                        dk_.data(), dv_.data(), extra);
+  const T* dq = dq_.data();
+  const T* dk_raw = dk_.data();
+  if (transforms_qk()) {
+    if (knobs_.scale_query) {  // from q = c · q
+      const T c = static_cast<T>(knobs_.scale.resolve(dk));
+      for (T& v : dq_) v *= c;
+    }
+    if (knobs_.rope) {  // from q, k = RoPE(q), RoPE(k)
+      rope_backward<T>({call_.batch, call_.q_len, H, dk, 0, 0, knobs_.rope_base}, dq_.data());
+      rope_backward<T>({call_.batch, call_.k_len, H, dk, 0, 0, knobs_.rope_base}, dk_.data());
+    }
+    if (knobs_.qk_norm != QkNorm::none) {  // from q, k = QKNorm(q), QKNorm(k)
+      dqn_.resize({rows_q, d});
+      dkn_.resize({rows_k, d});
+      q_norm_.backward(dq_.data(), dqn_.data());
+      k_norm_.backward(dk_.data(), dkn_.data());
+      dq = dqn_.data();
+      dk_raw = dkn_.data();
+    }
+  }
   // from q = x_q Wqᵀ + bq, k = x_kv Wkᵀ + bk, v = x_kv Wvᵀ + bv
-  q_.backward(dq_.data(), dx_q, /*accumulate_dx=*/true);
-  k_.backward(dk_.data(), dx_kv, /*accumulate_dx=*/true);
+  q_.backward(dq, dx_q, /*accumulate_dx=*/true);
+  k_.backward(dk_raw, dx_kv, /*accumulate_dx=*/true);
   v_.backward(dv_.data(), dx_kv, /*accumulate_dx=*/true);
 }
 
@@ -63,6 +165,8 @@ template <class T>
 ParameterRefs<T> MultiHeadAttention<T>::parameters() {
   ParameterRefs<T> out;
   collect_parameters(out, q_, k_, v_, o_);
+  if (knobs_.qk_norm != QkNorm::none) collect_parameters(out, q_norm_, k_norm_);
+  if (knobs_.learned_temperature) out.push_back(&temperature_);
   return out;
 }
 

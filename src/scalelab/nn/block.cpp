@@ -8,18 +8,32 @@ template <class T>
 Block<T>::Block(const std::string& name, const LayerOptions& options, bool cross_attention)
     : opt_(options),
       has_cross_(cross_attention),
-      self_attn_(name + ".self_attn", options),
+      self_attn_(name + ".self_attn", options, /*self_attention=*/true),
       ffn_(name + ".ffn", options) {
-  if (cross_attention) cross_attn_ = MultiHeadAttention<T>(name + ".cross_attn", options);
+  if (cross_attention) {
+    cross_attn_ = MultiHeadAttention<T>(name + ".cross_attn", options, /*self_attention=*/false);
+  }
   std::vector<Kind> kinds{Kind::self_attn};
   if (cross_attention) kinds.push_back(Kind::cross_attn);
   kinds.push_back(Kind::ffn);
   for (size_t i = 0; i < kinds.size(); ++i) {
-    stages_.push_back(Stage{kinds[i],
-                            LayerNorm<T>(name + ".norm" + std::to_string(i + 1), options.d_model,
-                                         options.norm_eps),
-                            Dropout<T>(options.dropout)});
+    const std::string index = std::to_string(i + 1);
+    Stage s{kinds[i], Norm<T>(name + ".norm" + index, options.d_model, options.norm_kind, options.norm_eps),
+            Norm<T>(), Dropout<T>(options.dropout)};
+    if (options.norm == NormPlacement::sandwich)
+      s.post_norm = Norm<T>(name + ".post_norm" + index, options.d_model, options.norm_kind, options.norm_eps);
+    stages_.push_back(std::move(s));
   }
+}
+
+template <class T>
+const char* Block<T>::stage_name(int i) const {
+  switch (stages_[i].kind) {
+    case Kind::self_attn: return "self_attn";
+    case Kind::cross_attn: return "cross_attn";
+    case Kind::ffn: return "ffn";
+  }
+  return "";
 }
 
 template <class T>
@@ -27,7 +41,8 @@ void Block<T>::run(Stage& s, const T* f_input, T* f_output) {
   const BlockCall& c = call_;
   switch (s.kind) {
     case Kind::self_attn:
-      self_attn_.forward({c.batch, c.len, c.len, c.causal, c.lengths}, f_input, f_input, f_output);
+      self_attn_.forward({c.batch, c.len, c.len, c.causal, c.lengths, c.self_bias, c.self_dbias},
+                         f_input, f_input, f_output);
       break;
     case Kind::cross_attn:
       cross_attn_.forward({c.batch, c.len, c.memory_len, false, c.memory_lengths}, f_input,
@@ -50,18 +65,30 @@ const Tensor<T>& Block<T>::forward(const BlockCall& call, const T* x) {
     s.in = in;
     s.f_out.resize(shape);
     s.out.resize(shape);
-    if (opt_.norm == NormPlacement::pre) {
-      s.f_in.resize(shape);
-      s.norm.forward(in, rows_, s.f_in.data());       // LN(x)
-      run(s, s.f_in.data(), s.f_out.data());          // f(LN(x))
-      s.dropout.forward(s.f_out.data(), n, *call.rng, call.training);
-      for (int64_t i = 0; i < n; ++i) s.out[i] = in[i] + s.f_out[i];  // x + D(f(LN(x)))
-    } else {
-      s.sum.resize(shape);
-      run(s, in, s.f_out.data());                     // f(x)
-      s.dropout.forward(s.f_out.data(), n, *call.rng, call.training);
-      for (int64_t i = 0; i < n; ++i) s.sum[i] = in[i] + s.f_out[i];  // x + D(f(x))
-      s.norm.forward(s.sum.data(), rows_, s.out.data());              // LN(x + D(f(x)))
+    switch (opt_.norm) {
+      case NormPlacement::pre:
+        s.f_in.resize(shape);
+        s.norm.forward(in, rows_, s.f_in.data());       // N(x)
+        run(s, s.f_in.data(), s.f_out.data());          // f(N(x))
+        s.dropout.forward(s.f_out.data(), n, *call.rng, call.training);
+        for (int64_t i = 0; i < n; ++i) s.out[i] = in[i] + s.f_out[i];  // x + D(f(N(x)))
+        break;
+      case NormPlacement::sandwich:
+        s.f_in.resize(shape);
+        s.f_raw.resize(shape);
+        s.norm.forward(in, rows_, s.f_in.data());                 // N(x)
+        run(s, s.f_in.data(), s.f_raw.data());                    // f(N(x))
+        s.post_norm.forward(s.f_raw.data(), rows_, s.f_out.data());  // N'(f(N(x)))
+        s.dropout.forward(s.f_out.data(), n, *call.rng, call.training);
+        for (int64_t i = 0; i < n; ++i) s.out[i] = in[i] + s.f_out[i];  // x + D(N'(f(N(x))))
+        break;
+      case NormPlacement::post:
+        s.sum.resize(shape);
+        run(s, in, s.f_out.data());                     // f(x)
+        s.dropout.forward(s.f_out.data(), n, *call.rng, call.training);
+        for (int64_t i = 0; i < n; ++i) s.sum[i] = in[i] + s.f_out[i];  // x + D(f(x))
+        s.norm.forward(s.sum.data(), rows_, s.out.data());              // N(x + D(f(x)))
+        break;
     }
     in = s.out.data();
   }
@@ -89,21 +116,26 @@ const Tensor<T>& Block<T>::backward(const T* dy, T* dmemory) {
   std::memcpy(grad_a_.data(), dy, n * sizeof(T));
   for (auto it = stages_.rbegin(); it != stages_.rend(); ++it) {
     Stage& s = *it;
-    if (opt_.norm == NormPlacement::pre) {
-      // from out = x + D(f(LN(x))): dx = dout + LN'ᵀ f'ᵀ D'ᵀ dout
-      std::memcpy(grad_b_.data(), grad_a_.data(), n * sizeof(T));
-      std::memcpy(df_.data(), grad_a_.data(), n * sizeof(T));
-      s.dropout.backward(df_.data(), n);
-      dfin_.resize(shape);
-      dfin_.zero();
-      run_backward(s, df_.data(), dfin_.data());
-      s.norm.backward(dfin_.data(), grad_b_.data(), /*accumulate_dx=*/true);
-    } else {
-      // from out = LN(sum), sum = x + D(f(x)): dsum = LN'ᵀ dout; dx = dsum + f'ᵀ D'ᵀ dsum
+    if (opt_.norm == NormPlacement::post) {
+      // from out = N(sum), sum = x + D(f(x)): dsum = N'ᵀ dout; dx = dsum + f'ᵀ D'ᵀ dsum
       s.norm.backward(grad_a_.data(), grad_b_.data());
       std::memcpy(df_.data(), grad_b_.data(), n * sizeof(T));
       s.dropout.backward(df_.data(), n);
       run_backward(s, df_.data(), grad_b_.data());
+    } else {
+      // from out = x + D(g), g = f(N(x)) or N'(f(N(x))): dx = dout + N'ᵀ f'ᵀ [N''ᵀ] D'ᵀ dout
+      std::memcpy(grad_b_.data(), grad_a_.data(), n * sizeof(T));
+      std::memcpy(df_.data(), grad_a_.data(), n * sizeof(T));
+      s.dropout.backward(df_.data(), n);
+      if (opt_.norm == NormPlacement::sandwich) {  // from g = N'(f(.))
+        draw_.resize(shape);
+        s.post_norm.backward(df_.data(), draw_.data());
+        std::swap(df_, draw_);
+      }
+      dfin_.resize(shape);
+      dfin_.zero();
+      run_backward(s, df_.data(), dfin_.data());
+      s.norm.backward(dfin_.data(), grad_b_.data(), /*accumulate_dx=*/true);  // from N(x)
     }
     std::swap(grad_a_, grad_b_);
   }
@@ -117,6 +149,8 @@ ParameterRefs<T> Block<T>::parameters() {
   if (has_cross_) collect_parameters(out, cross_attn_);
   collect_parameters(out, ffn_);
   for (Stage& s : stages_) collect_parameters(out, s.norm);
+  if (opt_.norm == NormPlacement::sandwich)
+    for (Stage& s : stages_) collect_parameters(out, s.post_norm);
   return out;
 }
 

@@ -2,9 +2,11 @@
 //
 // An encoder layer has sublayers [self_attn, ffn]; a decoder layer [self_attn, cross_attn, ffn]
 // (decoder-only models use the encoder-style pair with a causal mask). Each sublayer f, with its
-// norm LN_i and dropout D_i, maps the residual stream x to
-//   post:  x' = LN_i(x + D_i(f(x)))          pre:  x' = x + D_i(f(LN_i(x)))
-// Names: <name>.self_attn, <name>.cross_attn, <name>.ffn, <name>.norm1..norm3 in that order.
+// norm N_i (LayerNorm or RMSNorm) and dropout D_i, maps the residual stream x to
+//   post:  x' = N_i(x + D_i(f(x)))     pre:  x' = x + D_i(f(N_i(x)))
+//   sandwich (Gemma 2):  x' = x + D_i(N'_i(f(N_i(x))))
+// Names: <name>.self_attn, <name>.cross_attn, <name>.ffn, <name>.norm1..norm3 in that order, and
+// <name>.post_norm1..3 for the sandwich's second norms.
 #pragma once
 #include <vector>
 
@@ -22,6 +24,8 @@ struct BlockCall {
   const void* memory = nullptr;          // cross-attention keys/values: const T* [batch*memory_len, d]
   int64_t memory_len = 0;
   const int32_t* memory_lengths = nullptr;
+  const void* self_bias = nullptr;       // const T* [heads, len, len] additive (T5), or null
+  void* self_dbias = nullptr;            // T* its gradient (+=), or null
   bool training = false;
   Rng* rng = nullptr;                    // dropout masks (needed when training)
 };
@@ -42,15 +46,23 @@ class Block {
   MultiHeadAttention<T>& self_attention() { return self_attn_; }
   MultiHeadAttention<T>* cross_attention() { return has_cross_ ? &cross_attn_ : nullptr; }
 
+  // Read-only views for the probes (valid after a forward).
+  int64_t stage_count() const { return static_cast<int64_t>(stages_.size()); }
+  const char* stage_name(int i) const;
+  const Tensor<T>& stage_output(int i) const { return stages_[i].out; }     // the residual stream
+  const Tensor<T>& sublayer_output(int i) const { return stages_[i].f_out; } // D(f(.)) (sandwich: after N')
+
  private:
   enum class Kind { self_attn, cross_attn, ffn };
   struct Stage {
     Kind kind;
-    LayerNorm<T> norm;
+    Norm<T> norm;
+    Norm<T> post_norm;       // sandwich only
     Dropout<T> dropout;
     const T* in = nullptr;   // stage input x
-    Tensor<T> f_in;          // pre: LN(x)
-    Tensor<T> f_out;         // f(.) then dropout, in place
+    Tensor<T> f_in;          // pre, sandwich: N(x)
+    Tensor<T> f_raw;         // sandwich: f(N(x)) before N'
+    Tensor<T> f_out;         // f(.) (sandwich: N'(f(.))) then dropout, in place
     Tensor<T> sum;           // post: x + D(f(x)) before the norm
     Tensor<T> out;           // x'
   };
@@ -64,7 +76,7 @@ class Block {
   std::vector<Stage> stages_;
   BlockCall call_;
   int64_t rows_ = 0;
-  Tensor<T> grad_a_, grad_b_, df_, dfin_;
+  Tensor<T> grad_a_, grad_b_, df_, dfin_, draw_;
   T* dmemory_ = nullptr;
 };
 
