@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 #include "scalelab/core/parallel.hpp"
@@ -264,43 +265,34 @@ void attention_flash_backward_ref(const AttentionShape& s, const AttentionOption
   flash_backward_plain(s, opt, q, k, v, out, dout, saved.lse.data(), dq, dk, dv, extra);
 }
 
-template <>
-void attention_flash_forward<double>(const AttentionShape& s, const AttentionOptions<double>& opt,
-                                     const double* q, const double* k, const double* v,
-                                     double* out, AttentionSaved<double>& saved,
-                                     AttentionProbeStats* probes) {
-  attention_flash_forward_ref(s, opt, q, k, v, out, saved, probes);
+// float: the SIMD kernel; double: the plain path (the finite-difference checks need no speed).
+template <class T>
+void attention_flash_forward(const AttentionShape& s, const AttentionOptions<T>& opt, const T* q,
+                             const T* k, const T* v, T* out, AttentionSaved<T>& saved,
+                             AttentionProbeStats* probes) {
+  if constexpr (std::is_same_v<T, float>) {
+    detail::check_attention_shape(s);
+    check_key_lengths(s, opt);
+    saved.lse.resize({s.batch, s.heads, s.q_len});
+    detail::flash_forward_simd(s, opt, q, k, v, out, saved.lse.data(), probes);
+  } else {
+    attention_flash_forward_ref(s, opt, q, k, v, out, saved, probes);
+  }
 }
 
-template <>
-void attention_flash_backward<double>(const AttentionShape& s, const AttentionOptions<double>& opt,
-                                      const double* q, const double* k, const double* v,
-                                      const double* out, const double* dout,
-                                      const AttentionSaved<double>& saved, double* dq, double* dk,
-                                      double* dv, AttentionExtraGrads<double> extra) {
-  attention_flash_backward_ref(s, opt, q, k, v, out, dout, saved, dq, dk, dv, extra);
-}
-
-template <>
-void attention_flash_forward<float>(const AttentionShape& s, const AttentionOptions<float>& opt,
-                                    const float* q, const float* k, const float* v, float* out,
-                                    AttentionSaved<float>& saved, AttentionProbeStats* probes) {
-  detail::check_attention_shape(s);
-  check_key_lengths(s, opt);
-  saved.lse.resize({s.batch, s.heads, s.q_len});
-  detail::flash_forward_simd(s, opt, q, k, v, out, saved.lse.data(), probes);
-}
-
-template <>
-void attention_flash_backward<float>(const AttentionShape& s, const AttentionOptions<float>& opt,
-                                     const float* q, const float* k, const float* v,
-                                     const float* out, const float* dout,
-                                     const AttentionSaved<float>& saved, float* dq, float* dk,
-                                     float* dv, AttentionExtraGrads<float> extra) {
-  detail::check_attention_shape(s);
-  check_key_lengths(s, opt);
-  check_backward_inputs(s, saved);
-  detail::flash_backward_simd(s, opt, q, k, v, out, dout, saved.lse.data(), dq, dk, dv, extra);
+template <class T>
+void attention_flash_backward(const AttentionShape& s, const AttentionOptions<T>& opt, const T* q,
+                              const T* k, const T* v, const T* out, const T* dout,
+                              const AttentionSaved<T>& saved, T* dq, T* dk, T* dv,
+                              AttentionExtraGrads<T> extra) {
+  if constexpr (std::is_same_v<T, float>) {
+    detail::check_attention_shape(s);
+    check_key_lengths(s, opt);
+    check_backward_inputs(s, saved);
+    detail::flash_backward_simd(s, opt, q, k, v, out, dout, saved.lse.data(), dq, dk, dv, extra);
+  } else {
+    attention_flash_backward_ref(s, opt, q, k, v, out, dout, saved, dq, dk, dv, extra);
+  }
 }
 
 template <class T>
@@ -359,6 +351,12 @@ void attention_backward(AttentionKernel kernel, const AttentionShape& s,
 }
 
 #define SL_INSTANTIATE(T)                                                                         \
+  template void attention_flash_forward<T>(const AttentionShape&, const AttentionOptions<T>&,     \
+                                           const T*, const T*, const T*, T*, AttentionSaved<T>&,  \
+                                           AttentionProbeStats*);                                 \
+  template void attention_flash_backward<T>(                                                      \
+      const AttentionShape&, const AttentionOptions<T>&, const T*, const T*, const T*, const T*,  \
+      const T*, const AttentionSaved<T>&, T*, T*, T*, AttentionExtraGrads<T>);                    \
   template void attention_flash_forward_ref<T>(const AttentionShape&, const AttentionOptions<T>&, \
                                                const T*, const T*, const T*, T*,                  \
                                                AttentionSaved<T>&, AttentionProbeStats*);         \
