@@ -62,10 +62,10 @@ TaskData load_cmudict_task(const DataConfig& c) {
   const G2pVocabs vocabs = build_g2p_vocabs(dict.entries);
   const G2pSplit split = split_by_word(dict.entries, {.seed = c.split_seed});
   TaskData data;
-  const auto train = evenly_spaced(split.train, c.max_train_words);
+  data.train_words = evenly_spaced(split.train, c.max_train_words);
   data.valid_words = evenly_spaced(split.valid, c.max_eval_words);
   data.test_words = evenly_spaced(split.test, c.max_eval_words);
-  data.train = make_g2p_examples(train, vocabs);
+  data.train = make_g2p_examples(data.train_words, vocabs);
   data.valid = make_g2p_examples(data.valid_words, vocabs);
   data.test = make_g2p_examples(data.test_words, vocabs);
   data.src_vocab = vocabs.letters;

@@ -56,8 +56,8 @@ struct TaskData {
   Vocab src_vocab, tgt_vocab;
   bool has_source = true;   // false for language modelling (decoder-only)
   bool lm_windows = false;  // examples are windows of a text stream (BatchLayout::lm_window)
-  // cmudict only: the held-out words with all their pronunciations (for WER/PER).
-  std::vector<CmudictEntry> valid_words, test_words;
+  // cmudict only: the words of each side with all their pronunciations (for WER/PER).
+  std::vector<CmudictEntry> train_words, valid_words, test_words;
 };
 
 DataConfig parse_data_config(ConfigSection section);

@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# The real-task commands end to end on small slices: train a tiny G2P model and a tiny KJV LM,
+# then eval (WER/PER, bpc, synthetic exact match), g2p (arguments and stdin), sample, and the
+# error paths (one clear line, non-zero exit). Skips a task whose Debian data package is missing.
+set -u
+bin="${SCALELAB_BIN:?}"
+tmp="${SCALELAB_TMP:-/tmp}/g2p-cli-$$"
+mkdir -p "$tmp"
+trap 'rm -rf "$tmp"' EXIT
+export OMP_NUM_THREADS=1
+failures=0
+fail() { echo "FAIL $*"; failures=$((failures + 1)); }
+ok() { echo "ok   $*"; }
+
+expect_error() {  # NAME PATTERN COMMAND...: non-zero exit, one stderr line containing PATTERN
+  local name="$1" pattern="$2"
+  shift 2
+  local err status lines
+  err=$("$@" 2>&1 >/dev/null </dev/null)
+  status=$?
+  lines=$(printf '%s\n' "$err" | grep -c .)
+  if [ "$status" -eq 0 ]; then fail "$name: exit status 0"
+  elif [ "$lines" -ne 1 ]; then fail "$name: expected one stderr line, got $lines: $err"
+  elif ! printf '%s' "$err" | grep -q -- "$pattern"; then fail "$name: '$err' lacks '$pattern'"
+  else ok "$name: $err"; fi
+}
+
+tiny_model='--set model.d_model=32 --set model.n_heads=2 --set model.d_ff=64
+  --set model.encoder_layers=1 --set model.decoder_layers=1 --set model.dropout=0.0'
+
+# Synthetic: eval reports loss and exact match.
+"$bin" train -q --set data.task=copy --set data.train_size=200 --set data.valid_size=20 $tiny_model \
+  --set train.steps=5 --set train.threads=1 --set train.run_dir="$tmp/copy" >/dev/null 2>&1 \
+  || fail "train copy"
+out=$("$bin" eval -C "$tmp/copy/checkpoint.safetensors" --split valid 2>&1)
+if printf '%s' "$out" | grep -q "exact match"; then ok "eval copy"; else fail "eval copy: $out"; fi
+expect_error "unknown split" "split" "$bin" eval -C "$tmp/copy/checkpoint.safetensors" --split train
+expect_error "g2p on a copy checkpoint" "not a G2P" "$bin" g2p -C "$tmp/copy/checkpoint.safetensors" cat
+expect_error "sample on a copy checkpoint" "not a language model" \
+  "$bin" sample -C "$tmp/copy/checkpoint.safetensors"
+expect_error "missing checkpoint" "checkpoint" "$bin" eval -C "$tmp/none.safetensors"
+expect_error "missing dictionary" "pocketsphinx-en-us" "$bin" train --set data.task=cmudict \
+  --set data.path=/nonexistent.dict --set train.run_dir="$tmp/nodict"
+expect_error "missing bible program" "bible-kjv" "$bin" train --set data.task=kjv \
+  --set data.program=/nonexistent/bible --set model.arch=decoder_only --set train.run_dir="$tmp/nobible"
+expect_error "key of another task" "data.symbols" "$bin" train --set data.task=cmudict \
+  --set data.symbols=3 --set train.run_dir="$tmp/badkey"
+
+if [ -f /usr/share/pocketsphinx/model/en-us/cmudict-en-us.dict ]; then
+  "$bin" train -q -c "$SCALELAB_SOURCE/configs/g2p.toml" $tiny_model --set data.max_train_words=100 \
+    --set data.max_eval_words=20 --set train.steps=20 --set train.eval_every=0 \
+    --set train.threads=1 --set train.run_dir="$tmp/g2p" >/dev/null 2>&1 || fail "train g2p"
+  ck="$tmp/g2p/checkpoint.safetensors"
+  out=$("$bin" eval -C "$ck" --split valid --beam 1 2>&1)
+  if printf '%s' "$out" | grep -q "^WER .* %" && printf '%s' "$out" | grep -q "^PER .* %" \
+     && printf '%s' "$out" | grep -q "^words 20$"; then ok "eval g2p greedy"; else fail "eval g2p: $out"; fi
+  out=$("$bin" eval -C "$ck" --beam 3 --length-penalty 1.0 --limit 5 2>&1)
+  if printf '%s' "$out" | grep -q "beam 3"; then ok "eval g2p beam"; else fail "eval g2p beam: $out"; fi
+  out=$("$bin" g2p -C "$ck" cat Dog 2>&1)
+  if [ "$(printf '%s\n' "$out" | grep -c $'\t')" -eq 2 ] && printf '%s' "$out" | grep -q "^Dog"$'\t'; then
+    ok "g2p arguments"; else fail "g2p arguments: $out"; fi
+  out=$(printf 'cat dog\nbird\n' | "$bin" g2p -C "$ck" --beam 1 2>&1)
+  if [ "$(printf '%s\n' "$out" | grep -c $'\t')" -eq 3 ]; then ok "g2p stdin"; else fail "g2p stdin: $out"; fi
+  expect_error "unknown characters" "r2d2" "$bin" g2p -C "$ck" cat r2d2
+  expect_error "beam 0" "beam" "$bin" eval -C "$ck" --beam 0
+  expect_error "sample on a g2p checkpoint" "not a language model" "$bin" sample -C "$ck"
+else
+  echo "skip G2P part: pocketsphinx-en-us is not installed"
+fi
+
+if command -v bible >/dev/null 2>&1; then
+  "$bin" train -q -c "$SCALELAB_SOURCE/configs/kjv.toml" --set model.d_model=32 --set model.d_ff=64 \
+    --set model.decoder_layers=1 --set model.max_len=32 --set data.context=32 --set data.cache_dir="" \
+    --set data.max_train_chars=3000 --set data.max_eval_chars=500 --set train.steps=5 \
+    --set train.eval_every=0 --set train.threads=1 --set train.run_dir="$tmp/kjv" >/dev/null 2>&1 \
+    || fail "train kjv"
+  ck="$tmp/kjv/checkpoint.safetensors"
+  out=$("$bin" eval -C "$ck" --split valid 2>&1)
+  if printf '%s' "$out" | grep -q "^bpc [0-9]" && printf '%s' "$out" | grep -q "^characters 499$"; then
+    ok "eval kjv"; else fail "eval kjv: $out"; fi
+  a=$("$bin" sample -C "$ck" --prompt "In the" --length 40 --seed 5 2>&1)
+  b=$("$bin" sample -C "$ck" --prompt "In the" --length 40 --seed 5 2>&1)
+  if [ "$a" = "$b" ] && [ "${a:0:6}" = "In the" ] && [ "${#a}" -ge 46 ]; then ok "sample"; else fail "sample: $a / $b"; fi
+  expect_error "prompt with unknown characters" "never saw" "$bin" sample -C "$ck" --prompt "x=1"
+  expect_error "g2p on an LM checkpoint" "not a G2P" "$bin" g2p -C "$ck" cat
+else
+  echo "skip KJV part: bible-kjv is not installed"
+fi
+
+for cmd in eval g2p sample; do
+  if "$bin" $cmd --help | grep -q -- "--checkpoint"; then ok "$cmd --help"; else fail "$cmd --help"; fi
+done
+[ "$failures" -eq 0 ] || { echo "$failures failure(s)"; exit 1; }
+echo "all passed"
