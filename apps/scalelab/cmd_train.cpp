@@ -9,21 +9,18 @@
 namespace scalelab::cli {
 
 namespace {
-struct ConfigArgs {
-  std::string config;
-  std::vector<std::string> overrides;
-};
-
-void add_config_options(CLI::App* cmd, ConfigArgs& args) {
-  cmd->add_option("--config,-c", args.config, "TOML config file (configs/*.toml)")
+void add_config_options(CLI::App* cmd, ConfigSources& args) {
+  cmd->add_option("--config,-c", args.path, "TOML config file (configs/*.toml)")
       ->check(CLI::ExistingFile);
+  cmd->add_option("--preset,-p", args.preset,
+                  "start [model] from a preset (scalelab presets lists them); the config and --set win");
   cmd->add_option("--set", args.overrides,
                   "override a config value: section.key=value (repeatable), e.g. model.d_model=256");
 }
 }  // namespace
 
 void add_train(CLI::App& app) {
-  auto args = std::make_shared<ConfigArgs>();
+  auto args = std::make_shared<ConfigSources>();
   auto resume = std::make_shared<bool>(false);
   auto quiet = std::make_shared<bool>(false);
   CLI::App* cmd = app.add_subcommand(
@@ -32,7 +29,7 @@ void add_train(CLI::App& app) {
   cmd->add_flag("--resume", *resume, "continue from run_dir/checkpoint.safetensors");
   cmd->add_flag("--quiet,-q", *quiet, "no progress lines");
   cmd->callback([args, resume, quiet] {
-    const RunConfig config = load_run_config(args->config, args->overrides);
+    const RunConfig config = load_run_config(*args);
     const TaskData data = load_task(config.data);
     Trainer trainer(config, data);
     const TrainSummary s = trainer.run({.resume = *resume, .progress = *quiet ? nullptr : &std::cerr});
@@ -45,7 +42,7 @@ void add_train(CLI::App& app) {
 }
 
 void add_init(CLI::App& app) {
-  auto args = std::make_shared<ConfigArgs>();
+  auto args = std::make_shared<ConfigSources>();
   auto out = std::make_shared<std::string>();
   auto force = std::make_shared<bool>(false);
   CLI::App* cmd = app.add_subcommand(
@@ -56,7 +53,7 @@ void add_init(CLI::App& app) {
   cmd->callback([args, out, force] {
     SL_CHECK(*force || !std::filesystem::exists(*out), "--out ", *out,
              ": file exists (pass --force to overwrite)");
-    RunConfig config = load_run_config(args->config, args->overrides);
+    RunConfig config = load_run_config(*args);
     if (config.model.tgt_vocab == 0 || (config.model.arch == Architecture::encoder_decoder &&
                                         config.model.src_vocab == 0)) {
       config.model = resolve_vocab(config.model, load_task(config.data));

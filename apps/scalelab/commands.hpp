@@ -9,6 +9,7 @@ void add_init(CLI::App& app);
 void add_logits(CLI::App& app);
 void add_gradients(CLI::App& app);
 void add_info(CLI::App& app);
+void add_presets(CLI::App& app);
 void add_eval(CLI::App& app);
 void add_g2p(CLI::App& app);
 void add_sample(CLI::App& app);

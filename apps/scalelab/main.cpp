@@ -15,6 +15,7 @@ int main(int argc, char** argv) {
   scalelab::cli::add_logits(app);
   scalelab::cli::add_gradients(app);
   scalelab::cli::add_info(app);
+  scalelab::cli::add_presets(app);
   scalelab::cli::add_eval(app);
   scalelab::cli::add_g2p(app);
   scalelab::cli::add_sample(app);

@@ -5,6 +5,7 @@
 #include <toml++/toml.h>
 
 #include "scalelab/core/error.hpp"
+#include "scalelab/model/presets.hpp"
 
 namespace scalelab {
 namespace {
@@ -144,6 +145,8 @@ void apply_override(Json& tree, const std::string& assignment) {
 RunConfig parse_run_config(const Json& tree) {
   ConfigSection root(&tree, "");
   RunConfig c;
+  c.preset = root.get_string("preset", "");
+  if (!c.preset.empty()) find_preset(c.preset);  // validates the name
   c.model = parse_model_config(root.subsection("model"));
   c.data = parse_data_config(root.subsection("data"));
   parse_train(root.subsection("train"), c.train, c.model.d_model);
@@ -173,8 +176,10 @@ Json run_config_to_json(const RunConfig& c) {
                 {"seed", t.seed},
                 {"threads", t.threads},
                 {"run_dir", t.run_dir}};
-  return {{"model", model_config_to_json(c.model)}, {"data", data_config_to_json(c.data)},
-          {"train", train}};
+  Json out = {{"model", model_config_to_json(c.model)}, {"data", data_config_to_json(c.data)},
+              {"train", train}};
+  if (!c.preset.empty()) out["preset"] = c.preset;
+  return out;
 }
 
 std::string json_to_toml(const Json& tree) {
@@ -185,10 +190,26 @@ std::string json_to_toml(const Json& tree) {
   return out.str();
 }
 
-RunConfig load_run_config(const std::string& path, const std::vector<std::string>& overrides) {
-  Json tree = path.empty() ? Json::object() : read_toml_file(path);
-  for (const std::string& o : overrides) apply_override(tree, o);
-  return parse_run_config(tree);
+Json merge_config_sources(const ConfigSources& sources) {
+  Json tree = sources.path.empty() ? Json::object() : read_toml_file(sources.path);
+  std::string preset = sources.preset;
+  if (preset.empty() && tree.contains("preset")) {
+    SL_CHECK(tree["preset"].is_string(), "config: preset = ", tree["preset"].dump(),
+             ": expected a string (a name listed by `scalelab presets`)");
+    preset = tree["preset"].get<std::string>();
+  }
+  if (!preset.empty()) {
+    Json base = {{"model", find_preset(preset).model}};
+    base.update(tree, /*merge_objects=*/true);  // the file wins over the preset
+    tree = std::move(base);
+    tree["preset"] = preset;
+  }
+  for (const std::string& o : sources.overrides) apply_override(tree, o);
+  return tree;
+}
+
+RunConfig load_run_config(const ConfigSources& sources) {
+  return parse_run_config(merge_config_sources(sources));
 }
 
 }  // namespace scalelab

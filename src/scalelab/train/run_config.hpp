@@ -28,6 +28,7 @@ struct TrainConfig {
 };
 
 struct RunConfig {
+  std::string preset;  // the preset the [model] section started from ("" for none)
   ModelConfig model;
   DataConfig data;
   TrainConfig train;
@@ -43,7 +44,14 @@ RunConfig parse_run_config(const Json& tree);  // validates everything, rejects 
 Json run_config_to_json(const RunConfig& config);
 std::string json_to_toml(const Json& tree);    // for the run directory's config.toml
 
-// Convenience: file (may be empty: all defaults) + overrides -> validated config.
-RunConfig load_run_config(const std::string& path, const std::vector<std::string>& overrides);
+// The layers of a config, lowest first: a preset's [model] fragment (from `preset` or the file's
+// top-level `preset = "..."` key), the TOML file (may be empty), then the --set overrides.
+struct ConfigSources {
+  std::string path;
+  std::string preset;
+  std::vector<std::string> overrides;
+};
+Json merge_config_sources(const ConfigSources& sources);
+RunConfig load_run_config(const ConfigSources& sources);
 
 }  // namespace scalelab
