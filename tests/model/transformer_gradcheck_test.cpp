@@ -20,6 +20,7 @@ struct ModelCase {
   Activation activation;
   double dropout;
   double smoothing;
+  void (*knobs)(ModelConfig&) = nullptr;  // extra scale knobs on top of the case
 };
 
 ModelConfig small_config(const ModelCase& c) {
@@ -41,6 +42,7 @@ ModelConfig small_config(const ModelCase& c) {
   m.embedding.learned = std::string(c.embed_scale) == "learned";
   m.embedding.scale_value = m.embedding.learned ? 1.5 : std::sqrt(8.0);
   m.embedding.output_scale = c.tie_output ? 1.0 / std::sqrt(8.0) : 1.0;
+  if (c.knobs) c.knobs(m);
   return m;
 }
 
@@ -93,7 +95,23 @@ INSTANTIATE_TEST_SUITE_P(
         ModelCase{"encdec_pre", Architecture::encoder_decoder, NormPlacement::pre, false, "sqrt_d", Activation::gelu, 0.0, 0.0},
         ModelCase{"encdec_pre_tied_learned_dropout", Architecture::encoder_decoder, NormPlacement::pre, true, "learned", Activation::gelu, 0.2, 0.1},
         ModelCase{"decoder_post", Architecture::decoder_only, NormPlacement::post, false, "sqrt_d", Activation::gelu, 0.0, 0.1},
-        ModelCase{"decoder_pre_tied", Architecture::decoder_only, NormPlacement::pre, true, "1", Activation::relu, 0.0, 0.0}),
+        ModelCase{"decoder_pre_tied", Architecture::decoder_only, NormPlacement::pre, true, "1", Activation::relu, 0.0, 0.0},
+        // The scale knobs of issue 3, each through the whole model.
+        ModelCase{"encdec_rmsnorm_sandwich_nobias", Architecture::encoder_decoder, NormPlacement::sandwich, false, "sqrt_d", Activation::gelu, 0.0, 0.1,
+                  [](ModelConfig& m) { m.norm_kind = NormKind::rms; m.bias = false; }},
+        ModelCase{"encdec_rope_qknorm_layer", Architecture::encoder_decoder, NormPlacement::pre, false, "sqrt_d", Activation::relu, 0.0, 0.0,
+                  [](ModelConfig& m) { m.positions = PositionEncoding::rope; m.attention.qk_norm = QkNorm::layer; }},
+        ModelCase{"decoder_alibi_qknorm_rms_fixed", Architecture::decoder_only, NormPlacement::pre, false, "1", Activation::gelu, 0.0, 0.0,
+                  [](ModelConfig& m) { m.positions = PositionEncoding::alibi; m.attention.qk_norm = QkNorm::rms; m.attention.qk_norm_learned = false; }},
+        ModelCase{"encdec_t5_bias_folded", Architecture::encoder_decoder, NormPlacement::pre, true, "1", Activation::relu, 0.0, 0.1,
+                  [](ModelConfig& m) { m.positions = PositionEncoding::t5_bias; m.t5_buckets = 8; m.t5_max_distance = 16;
+                                       m.attention_fold_into_init = true; m.norm_kind = NormKind::rms; }},
+        ModelCase{"encdec_learned_pos_embed_ln_temperature_softcap", Architecture::encoder_decoder, NormPlacement::post, false, "1", Activation::gelu, 0.0, 0.0,
+                  [](ModelConfig& m) { m.positions = PositionEncoding::learned; m.embedding.layernorm = true;
+                                       m.attention.learned_temperature = true; m.attention.softcap = 2.0; }},
+        ModelCase{"decoder_query_scale_output_softcap_naive", Architecture::decoder_only, NormPlacement::post, false, "sqrt_d", Activation::relu, 0.0, 0.1,
+                  [](ModelConfig& m) { m.attention.scale_query = true; m.output_softcap = 3.0; m.attention.kernel = AttentionKernel::naive;
+                                       m.attention.scale = {AttentionScaleMode::inv_dk, 2.0}; }}),
     [](const auto& info) { return std::string(info.param.name); });
 
 TEST(Transformer, RejectsHeadsThatDoNotDivideWidth) {
