@@ -10,10 +10,26 @@ import argparse
 import json
 import os
 import statistics
+import sys
 import time
 
-import torch
-import torch.nn as nn
+
+def thread_count_from_argv(default=1):
+    """The BLAS pool must be sized before torch (and OpenBLAS) load: OpenBLAS starts its own
+    pthreads, which torch.set_num_threads does not govern."""
+    for i, arg in enumerate(sys.argv):
+        if arg == "--threads" and i + 1 < len(sys.argv):
+            return sys.argv[i + 1]
+        if arg.startswith("--threads="):
+            return arg.split("=", 1)[1]
+    return str(default)
+
+
+os.environ["OPENBLAS_NUM_THREADS"] = thread_count_from_argv()
+os.environ["OMP_NUM_THREADS"] = thread_count_from_argv()
+
+import torch  # noqa: E402
+import torch.nn as nn  # noqa: E402
 
 
 class EncoderDecoder(nn.Module):
