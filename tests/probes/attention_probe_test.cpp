@@ -80,7 +80,7 @@ TEST(AttentionProbe, QueryPrescaleIsDividedOutOfTheRawLogits) {
               1e-5 * sa.scaled.moments.variance());
 }
 
-TEST(AttentionProbe, CausalRowsOfZeroLogitsAreUniformAndTheFirstRowSaturated) {
+TEST(AttentionProbe, CausalRowsOfZeroLogitsAreUniformAndTheFirstRowSetApart) {
   Qkv x = random_qkv(3, 2, 6, 4, 1);
   std::fill(x.q.begin(), x.q.end(), 0.0f);  // every logit 0: each row uniform over its keys
   AttentionOptions<float> opt;
@@ -90,7 +90,8 @@ TEST(AttentionProbe, CausalRowsOfZeroLogitsAreUniformAndTheFirstRowSaturated) {
   const HeadAttentionStats all = merge_heads(stats);
   EXPECT_EQ(all.softmax.rows, 3 * 2 * 6);
   EXPECT_EQ(all.raw.moments.count, 3 * 2 * (1 + 2 + 3 + 4 + 5 + 6));  // visible pairs only
-  EXPECT_EQ(all.softmax.saturated_rows, 3 * 2);  // row 0 sees one key: p = 1
+  EXPECT_EQ(all.softmax.single_key_rows, 3 * 2);  // row 0 sees one key: p = 1, not saturation
+  EXPECT_EQ(all.softmax.saturated_rows, 0);
   EXPECT_NEAR(all.softmax.normalized_entropy.mean, 1.0, 1e-12);
   EXPECT_NEAR(all.softmax.normalized_entropy.min, 1.0, 1e-12);
   EXPECT_EQ(all.softmax.near_uniform_share(), 1.0);

@@ -67,16 +67,19 @@ TEST(SoftmaxRow, JacobianClosedFormEqualsTheExplicitFrobeniusNorm) {
   }
 }
 
-TEST(SoftmaxAccumulator, ThresholdsAreStrictForSaturationAndRowsOfOneKeyHaveNoEntropy) {
+TEST(SoftmaxAccumulator, ThresholdsAreStrictForSaturationAndSingleKeyRowsAreSetApart) {
   SoftmaxAccumulator acc;  // saturated: max p > 0.99; near-uniform: H/ln n >= 0.9
   std::vector<double> exactly{0.99, 0.01}, above{0.995, 0.005}, single{1.0}, flat{0.5, 0.5};
   for (auto* p : {&exactly, &above, &single, &flat})
     acc.add(softmax_row_from_probs(p->data(), static_cast<int64_t>(p->size())));
   EXPECT_EQ(acc.rows, 4);
-  EXPECT_EQ(acc.saturated_rows, 2);  // `above` and the single key (max p = 1)
+  EXPECT_EQ(acc.single_key_rows, 1);  // p = (1) whatever the logits: not in any figure
+  EXPECT_EQ(acc.saturated_rows, 1);   // `above` only: 0.99 itself is not > 0.99
   EXPECT_EQ(acc.normalized_entropy.count, 3);
+  EXPECT_EQ(acc.max_p.count, 3);
+  EXPECT_EQ(acc.jacobian_fro.count, 3);
   EXPECT_EQ(acc.near_uniform_rows, 1);
-  EXPECT_DOUBLE_EQ(acc.saturated_share(), 0.5);
+  EXPECT_DOUBLE_EQ(acc.saturated_share(), 1.0 / 3.0);
   EXPECT_DOUBLE_EQ(acc.near_uniform_share(), 1.0 / 3.0);
   SoftmaxAccumulator other;
   other.thresholds.saturated = 0.9;

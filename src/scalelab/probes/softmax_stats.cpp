@@ -42,15 +42,17 @@ SoftmaxRow softmax_row_from_logits(const double* s, int64_t n, std::vector<doubl
 
 void SoftmaxAccumulator::add(const SoftmaxRow& row) {
   ++rows;
+  if (row.n < 2) {
+    ++single_key_rows;
+    return;
+  }
   if (row.max_p > thresholds.saturated) ++saturated_rows;
   entropy.add(row.entropy);
   max_p.add(row.max_p);
   jacobian_fro.add(row.jacobian_fro);
-  if (row.n >= 2) {
-    normalized_entropy.add(row.normalized_entropy);
-    if (row.normalized_entropy >= thresholds.near_uniform) ++near_uniform_rows;
-    if (entropy_histogram) entropy_histogram->add(row.normalized_entropy);
-  }
+  normalized_entropy.add(row.normalized_entropy);
+  if (row.normalized_entropy >= thresholds.near_uniform) ++near_uniform_rows;
+  if (entropy_histogram) entropy_histogram->add(row.normalized_entropy);
 }
 
 void SoftmaxAccumulator::merge(const SoftmaxAccumulator& o) {
@@ -58,6 +60,7 @@ void SoftmaxAccumulator::merge(const SoftmaxAccumulator& o) {
                thresholds.near_uniform == o.thresholds.near_uniform,
            "softmax probes: cannot merge totals with different thresholds");
   rows += o.rows;
+  single_key_rows += o.single_key_rows;
   saturated_rows += o.saturated_rows;
   near_uniform_rows += o.near_uniform_rows;
   normalized_entropy.merge(o.normalized_entropy);
@@ -71,8 +74,8 @@ void SoftmaxAccumulator::merge(const SoftmaxAccumulator& o) {
 }
 
 double SoftmaxAccumulator::saturated_share() const {
-  return rows ? static_cast<double>(saturated_rows) / static_cast<double>(rows)
-              : RunningMoments::nan();
+  const int64_t n = normalized_entropy.count;
+  return n ? static_cast<double>(saturated_rows) / static_cast<double>(n) : RunningMoments::nan();
 }
 
 double SoftmaxAccumulator::near_uniform_share() const {

@@ -40,23 +40,26 @@ struct SoftmaxThresholds {
   double near_uniform = 0.9;  // a row is near-uniform when normalised entropy >= this (n >= 2)
 };
 
-// Running totals over rows. Rows with n < 2 count in `rows` and in max_p / Jacobian (both are
-// trivially 1 and 0) but not in the entropy figures, which are undefined for them.
+// Running totals over rows. A row with a single visible key (the first row of a causal mask) has
+// p = (1) whatever the logits: it counts in `rows` and `single_key_rows` only, and every other
+// figure (entropy, max p, saturation, Jacobian) is over the rows with n >= 2, so that a causal
+// mask does not look like saturation.
 struct SoftmaxAccumulator {
   SoftmaxThresholds thresholds;
-  int64_t rows = 0;
+  int64_t rows = 0;             // all rows added
+  int64_t single_key_rows = 0;  // rows with n = 1 (left out of the figures below)
   int64_t saturated_rows = 0;
   int64_t near_uniform_rows = 0;
-  RunningMoments normalized_entropy;  // over rows with n >= 2
-  RunningMoments entropy;             // nats, over all rows
+  RunningMoments normalized_entropy;
+  RunningMoments entropy;  // nats
   RunningMoments max_p;
   RunningMoments jacobian_fro;
   std::optional<Histogram> entropy_histogram;  // of the normalised entropy, if the caller set bins
 
   void add(const SoftmaxRow& row);
   void merge(const SoftmaxAccumulator& other);  // thresholds must match
-  double saturated_share() const;
-  double near_uniform_share() const;
+  double saturated_share() const;     // of the rows with n >= 2
+  double near_uniform_share() const;  // of the rows with n >= 2
 };
 
 }  // namespace scalelab::probes

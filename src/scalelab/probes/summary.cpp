@@ -59,10 +59,17 @@ std::vector<std::tuple<std::string, int64_t, std::string>> SeedSummary::sites(
   std::vector<std::tuple<std::string, int64_t, std::string>> out;
   for (const auto& [key, i] : index_)
     if (std::get<0>(key) == probe) out.emplace_back(std::get<1>(key), std::get<2>(key), std::get<3>(key));
-  auto rank = [](const std::string& stack) { return stack == "encoder" ? 0 : stack == "decoder" ? 1 : 2; };
+  // Encoder, decoder, model; layers in order; sublayers in the order they run.
+  auto stack_rank = [](const std::string& s) { return s == "encoder" ? 0 : s == "decoder" ? 1 : 2; };
+  auto site_rank = [](const std::string& s) {
+    return s == "self_attn" ? 0 : s == "cross_attn" ? 1 : s == "ffn" ? 2 : 3;
+  };
   std::sort(out.begin(), out.end(), [&](const auto& a, const auto& b) {
-    if (rank(std::get<0>(a)) != rank(std::get<0>(b))) return rank(std::get<0>(a)) < rank(std::get<0>(b));
-    return std::tie(std::get<1>(a), std::get<2>(a)) < std::tie(std::get<1>(b), std::get<2>(b));
+    const auto ka = std::make_tuple(stack_rank(std::get<0>(a)), std::get<1>(a), site_rank(std::get<2>(a)),
+                                    std::get<2>(a));
+    const auto kb = std::make_tuple(stack_rank(std::get<0>(b)), std::get<1>(b), site_rank(std::get<2>(b)),
+                                    std::get<2>(b));
+    return ka < kb;
   });
   out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;

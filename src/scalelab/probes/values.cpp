@@ -33,6 +33,7 @@ Values range_values(const RangeMoments& r) {
 Values softmax_values(const SoftmaxAccumulator& s) {
   const RunningMoments& e = s.normalized_entropy;
   return {{"rows", static_cast<double>(s.rows)},
+          {"single_key_rows", static_cast<double>(s.single_key_rows)},
           {"entropy_norm_mean", e.mean_or_nan()},
           {"entropy_norm_var", e.variance()},
           {"entropy_norm_min", e.count ? e.min : RunningMoments::nan()},

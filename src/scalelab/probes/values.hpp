@@ -22,9 +22,9 @@ double f16_headroom_bits(double max_abs);
 Values moment_values(const RunningMoments& m);
 // moment_values plus within_share (share inside [lo, hi]), lo, hi
 Values range_values(const RangeMoments& r);
-// rows, entropy_norm_mean/_var/_min/_max (n >= 2 rows), entropy_nats_mean, max_p_mean, max_p_max,
-// saturated_share, near_uniform_share, jacobian_fro_mean/_max, saturated_threshold,
-// near_uniform_threshold
+// rows, single_key_rows, and over the rows with n >= 2: entropy_norm_mean/_var/_min/_max,
+// entropy_nats_mean, max_p_mean, max_p_max, saturated_share, near_uniform_share,
+// jacobian_fro_mean/_max; saturated_threshold, near_uniform_threshold
 Values softmax_values(const SoftmaxAccumulator& s);
 // The attention kernel's online statistics of head h (h = -1: all heads): rows, entropy_norm_mean,
 // entropy_nats_mean, max_p_mean, saturated_share (max p >= its threshold), near_uniform_share.

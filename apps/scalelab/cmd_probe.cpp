@@ -1,0 +1,262 @@
+// scalelab probe: build a model at initialisation (for several seeds), run real batches of its task
+// through it in eval mode with every probe observing, take one optimiser step to measure the
+// update/parameter ratio, and print per-layer tables (median and spread over seeds). With --out,
+// writes the samples (probes.jsonl, docs/probes.md) and the spread over seeds (summary.json).
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "commands.hpp"
+#include "loaded_run.hpp"
+#include "scalelab/core/parallel.hpp"
+#include "scalelab/probes/gradient_probe.hpp"
+#include "scalelab/probes/model_probe.hpp"
+#include "scalelab/probes/table.hpp"
+#include "scalelab/train/loss.hpp"
+#include "scalelab/train/trainer.hpp"
+
+namespace scalelab::cli {
+
+namespace {
+
+struct ProbeArgs {
+  ConfigSources config;
+  int64_t seeds = 3;
+  int64_t batches = 2;
+  int64_t batch_size = 0;  // 0: train.batch_size
+  std::string split = "valid";
+  std::string out;
+  bool no_step = false;
+  bool no_heads = false;
+  std::string logit_bins;    // "lo,hi,n"
+  int64_t entropy_bins = 0;  // uniform bins over [0, 1]
+  double saturated = 0.99;
+  double near_uniform = 0.9;
+  std::vector<std::string> tags;
+};
+
+ModelInput input_of(const Batch& b, bool encoder_decoder) {
+  ModelInput in{.batch = b.size, .src_len = b.src_len, .tgt_len = b.tgt_len, .tgt = b.tgt_in.data()};
+  if (encoder_decoder) {
+    in.src = b.src.data();
+    in.src_lengths = b.src_lengths.data();
+  }
+  return in;
+}
+
+std::vector<double> parse_logit_bins(const std::string& spec) {
+  double lo = 0, hi = 0;
+  long long n = 0;
+  char c1 = 0, c2 = 0;
+  std::istringstream in(spec);
+  in >> lo >> c1 >> hi >> c2 >> n;
+  SL_CHECK(in && in.peek() == EOF && c1 == ',' && c2 == ',',
+           "--logit-bins ", spec, ": expected lo,hi,n (e.g. -10,10,40)");
+  SL_CHECK(n >= 1 && n <= 10000 && hi > lo, "--logit-bins ", spec,
+           ": need lo < hi and 1 <= n <= 10000");
+  return probes::Histogram::uniform(lo, hi, n).edges();
+}
+
+std::map<std::string, std::string> parse_tags(const std::vector<std::string>& tags) {
+  std::map<std::string, std::string> out;
+  for (const std::string& t : tags) {
+    const size_t eq = t.find('=');
+    SL_CHECK(eq != std::string::npos && eq > 0, "--tag ", t, ": expected key=value");
+    out[t.substr(0, eq)] = t.substr(eq + 1);
+  }
+  return out;
+}
+
+void check_args(const ProbeArgs& a) {
+  SL_CHECK(a.seeds >= 1 && a.seeds <= 1000, "--seeds ", a.seeds, ": must be in 1..1000");
+  SL_CHECK(a.batches >= 1 && a.batches <= 10000, "--batches ", a.batches, ": must be in 1..10000");
+  SL_CHECK(a.batch_size >= 0 && a.batch_size <= 100000, "--batch-size ", a.batch_size,
+           ": must be in 1..100000 (0: train.batch_size)");
+  SL_CHECK(a.split == "valid" || a.split == "test" || a.split == "train", "--split ", a.split,
+           ": allowed values: valid, test, train");
+  SL_CHECK(a.entropy_bins >= 0 && a.entropy_bins <= 10000, "--entropy-bins ", a.entropy_bins,
+           ": must be in 0..10000");
+  SL_CHECK(a.saturated > 0 && a.saturated < 1, "--saturated ", a.saturated, ": must be in (0, 1)");
+  SL_CHECK(a.near_uniform > 0 && a.near_uniform < 1, "--near-uniform ", a.near_uniform,
+           ": must be in (0, 1)");
+}
+
+// The output files, refused before any work if either exists.
+struct OutFiles {
+  std::filesystem::path jsonl, summary;
+};
+OutFiles prepare_out(const std::string& dir) {
+  namespace fs = std::filesystem;
+  const fs::path d(dir);
+  SL_CHECK(!fs::exists(d) || fs::is_directory(d), "--out ", dir, ": exists and is not a directory");
+  OutFiles f{d / "probes.jsonl", d / "summary.json"};
+  for (const fs::path& p : {f.jsonl, f.summary})
+    SL_CHECK(!fs::exists(p), "--out ", dir, ": ", p.string(),
+             " exists (scalelab never overwrites; choose another directory)");
+  fs::create_directories(d);
+  return f;
+}
+
+void write_file(const std::filesystem::path& path, const std::string& text) {
+  const std::filesystem::path tmp = path.string() + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary);
+    SL_CHECK(out, "cannot write ", tmp.string());
+    out << text;
+    SL_CHECK(out.flush(), "cannot write ", tmp.string());
+  }
+  std::filesystem::rename(tmp, path);
+}
+
+void run_probe(const ProbeArgs& a) {
+  check_args(a);
+  const std::vector<double> logit_edges =
+      a.logit_bins.empty() ? std::vector<double>() : parse_logit_bins(a.logit_bins);
+  const auto tags = parse_tags(a.tags);
+  RunConfig config = load_run_config(a.config);
+  const OutFiles files = a.out.empty() ? OutFiles{} : prepare_out(a.out);
+  if (config.train.threads > 0) set_num_threads(static_cast<int>(config.train.threads));
+  const TaskData data = load_task(config.data);
+  config.model = resolve_vocab(config.model, data);
+  const bool enc = config.model.arch == Architecture::encoder_decoder;
+  const std::vector<Example>& split = a.split == "valid" ? data.valid
+                                      : a.split == "test" ? data.test
+                                                          : data.train;
+  SL_CHECK(!split.empty(), "the ", a.split, " split of ", task_label(config.data), " is empty");
+  const int64_t batch_size = a.batch_size > 0 ? a.batch_size : config.train.batch_size;
+  std::vector<Batch> batches = batches_in_order(split, batch_size, batch_layout(data, enc));
+  if (static_cast<int64_t>(batches.size()) > a.batches) batches.resize(a.batches);
+
+  probes::ModelProbeOptions po;
+  po.per_head = !a.no_heads;
+  po.attention.thresholds = {.saturated = a.saturated, .near_uniform = a.near_uniform};
+  po.attention.logit_edges = logit_edges;
+  if (a.entropy_bins > 0) po.attention.entropy_edges = probes::Histogram::uniform(0, 1, a.entropy_bins).edges();
+
+  const ModelConfig& m = config.model;
+  std::cout << "scalelab probe: " << task_label(config.data) << ", " << a.split << " split, "
+            << batches.size() << " batch(es) of up to " << batch_size << ", " << a.seeds
+            << " seed(s) from model.seed = " << m.seed << (config.preset.empty() ? "" : ", preset ")
+            << config.preset << "\nmodel: d_model " << m.d_model << ", " << m.n_heads
+            << " heads (d_k " << m.head_dim() << "), layers " << (enc ? m.encoder_layers : 0)
+            << "+" << m.decoder_layers << ", attention scale " << m.attention.scale.resolve(m.head_dim())
+            << (m.attention.scale_query ? " (on q)" : "") << ", embedding scale "
+            << m.embedding.scale_value << "\n";
+
+  std::vector<probes::ProbeRecord> records;
+  double lr = 0;
+  for (int64_t i = 0; i < a.seeds; ++i) {
+    ModelConfig mc = config.model;
+    mc.seed = config.model.seed + static_cast<uint64_t>(i);
+    const auto seed = static_cast<int64_t>(mc.seed);
+    Transformer<float> model(mc);
+    probes::ModelProbe<float> probe(model, po);
+    probe.arm_kernel_stats();
+    model.zero_grad();
+    Tensor<float> dlogits;
+    double loss = 0, nll = 0, tokens = 0, correct = 0;
+    for (const Batch& b : batches) {
+      const Tensor<float>& logits = model.forward(input_of(b, enc), ForwardMode{});
+      probe.observe_forward();
+      dlogits.resize(logits.shape());
+      const LossResult l = cross_entropy<float>(logits.data(), b.tgt_out.data(), b.size * b.tgt_len,
+                                                mc.tgt_vocab, config.train.label_smoothing,
+                                                kPadId, dlogits.data());
+      // The gradient of the mean loss over the batches.
+      for (float& g : dlogits) g /= static_cast<float>(batches.size());
+      model.backward(dlogits.data());
+      loss += l.loss * l.tokens;
+      nll += l.nll * l.tokens;
+      tokens += l.tokens;
+      correct += l.correct;
+    }
+    probe.disarm_kernel_stats();
+    probes::GradientProbe<float> grads;
+    grads.before_step(model.parameters());
+    if (!a.no_step) {
+      Optimizer<float> optimizer(model.parameters(), config.train.optimizer);
+      clip_grad_norm(optimizer.params(), config.train.clip_norm);
+      lr = learning_rate(config.train.schedule, 1);
+      optimizer.step(lr);
+      grads.after_step(model.parameters());
+    }
+    std::vector<probes::ProbeRecord> rs = probe.records(seed, 0);
+    for (probes::ProbeRecord& r : grads.records(seed, 0)) rs.push_back(std::move(r));
+    probes::ProbeRecord lr_rec;
+    lr_rec.probe = "loss";
+    lr_rec.site = a.split;
+    lr_rec.seed = seed;
+    lr_rec.values = {{"loss", loss / tokens}, {"nll", nll / tokens}, {"tokens", tokens},
+                     {"token_accuracy", correct / tokens}, {"step_lr", a.no_step ? NAN : lr}};
+    rs.push_back(std::move(lr_rec));
+    for (probes::ProbeRecord& r : rs) {
+      r.tags = tags;
+      records.push_back(std::move(r));
+    }
+  }
+
+  std::vector<probes::ProbeRecord> all_heads;
+  for (const probes::ProbeRecord& r : records)
+    if (r.head == -1) all_heads.push_back(r);
+  const probes::SeedSummary summary(all_heads);
+  const probes::SeedSpread* nll = summary.find("loss", "model", -1, a.split, -1, "nll");
+  std::cout << "loss at init: " << probes::format_cell(nll) << " nats/token (ln V = "
+            << std::log(static_cast<double>(m.tgt_vocab)) << ")"
+            << (a.no_step ? "" : ", first step's learning rate " + probes::format_number(lr)) << "\n";
+  probes::print_probe_tables(std::cout, summary);
+
+  if (!a.out.empty()) {
+    std::ostringstream jsonl;
+    probes::write_jsonl(jsonl, records);
+    write_file(files.jsonl, jsonl.str());
+    Json s = summary.to_json();
+    s["config"] = run_config_to_json(config);
+    s["probe"] = {{"seeds", a.seeds}, {"batches", static_cast<int64_t>(batches.size())},
+                  {"batch_size", batch_size}, {"split", a.split}, {"optimizer_step", !a.no_step},
+                  {"records", static_cast<int64_t>(records.size())}, {"tags", tags}};
+    write_file(files.summary, s.dump(1) + "\n");
+    std::cout << "\nwrote " << files.jsonl.string() << " (" << records.size() << " records) and "
+              << files.summary.string() << "\n";
+  }
+}
+
+}  // namespace
+
+void add_probe(CLI::App& app) {
+  auto a = std::make_shared<ProbeArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "probe", "Probe a model at initialisation over seeds on real batches: attention logits and "
+               "softmax, residual variance, token/position variance, gradients, f16 headroom");
+  cmd->add_option("--config,-c", a->config.path, "TOML config file (configs/*.toml)")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--preset,-p", a->config.preset,
+                  "start [model] from a preset (scalelab presets lists them); the config and --set win");
+  cmd->add_option("--set", a->config.overrides,
+                  "override a config value: section.key=value (repeatable), e.g. model.d_model=256");
+  cmd->add_option("--seeds", a->seeds, "models to probe, with model.seed, model.seed + 1, ...")
+      ->capture_default_str();
+  cmd->add_option("--batches", a->batches, "batches of the split to run through each model")
+      ->capture_default_str();
+  cmd->add_option("--batch-size", a->batch_size, "examples per batch (0: train.batch_size)")
+      ->capture_default_str();
+  cmd->add_option("--split", a->split, "valid, test or train")->capture_default_str();
+  cmd->add_option("--out,-o", a->out,
+                  "directory for probes.jsonl and summary.json (never overwritten)");
+  cmd->add_flag("--no-step", a->no_step, "skip the optimiser step (no update/parameter ratio)");
+  cmd->add_flag("--no-heads", a->no_heads, "write only all-heads attention records, not per head");
+  cmd->add_option("--logit-bins", a->logit_bins,
+                  "histogram the attention logits over n equal bins in [lo, hi]: lo,hi,n");
+  cmd->add_option("--entropy-bins", a->entropy_bins,
+                  "histogram the rows' normalised entropy over n equal bins in [0, 1]")
+      ->capture_default_str();
+  cmd->add_option("--saturated", a->saturated, "a row is saturated when max p > this")
+      ->capture_default_str();
+  cmd->add_option("--near-uniform", a->near_uniform,
+                  "a row is near-uniform when its normalised entropy >= this")
+      ->capture_default_str();
+  cmd->add_option("--tag", a->tags, "key=value label copied into every record (repeatable)");
+  cmd->callback([a] { run_probe(*a); });
+}
+
+}  // namespace scalelab::cli
