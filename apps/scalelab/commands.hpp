@@ -13,5 +13,6 @@ void add_presets(CLI::App& app);
 void add_eval(CLI::App& app);
 void add_g2p(CLI::App& app);
 void add_sample(CLI::App& app);
+void add_probe(CLI::App& app);
 
 }  // namespace scalelab::cli

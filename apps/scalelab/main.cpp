@@ -19,6 +19,7 @@ int main(int argc, char** argv) {
   scalelab::cli::add_eval(app);
   scalelab::cli::add_g2p(app);
   scalelab::cli::add_sample(app);
+  scalelab::cli::add_probe(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
