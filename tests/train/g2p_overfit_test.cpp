@@ -3,7 +3,6 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <iostream>
 
 #include "data/fixture_path.hpp"
 #include "scalelab/core/error.hpp"
@@ -39,13 +38,16 @@ TEST(G2pOverfit, TinyModelMemorisesAFewHundredWords) {
 
   const G2pScore train = evaluate_g2p(model, data.train_words, data.src_vocab, data.tgt_vocab, {});
   EXPECT_EQ(train.rates.words, static_cast<int64_t>(data.train_words.size()));
-  std::cout << "train words: WER " << train.rates.wer() << ", PER " << train.rates.per() << "\n";
   EXPECT_LE(train.rates.wer(), 0.10) << "memorised only " << 1 - train.rates.wer();
   EXPECT_LE(train.rates.per(), 0.03);
-  // Beam search scores at least about as well on the memorised words.
+  // Beam search ranked by log-probability (alpha = 0) scores about as well on the memorised
+  // words; a length penalty (alpha > 0) may prefer a longer, wrong output, so only loosely.
   const G2pScore beam = evaluate_g2p(model, data.train_words, data.src_vocab, data.tgt_vocab,
-                                     {.beam = 4, .length_penalty = 0.6, .batch_size = 17});
+                                     {.beam = 4, .length_penalty = 0.0, .batch_size = 17});
   EXPECT_LE(beam.rates.wer(), train.rates.wer() + 0.03);
+  const G2pScore penalised = evaluate_g2p(model, data.train_words, data.src_vocab,
+                                          data.tgt_vocab, {.beam = 4, .length_penalty = 0.6});
+  EXPECT_LE(penalised.rates.wer(), train.rates.wer() + 0.15);
   // Batching does not change greedy outputs' scores much (padding is masked).
   const G2pScore rebatched = evaluate_g2p(model, data.train_words, data.src_vocab, data.tgt_vocab,
                                           {.batch_size = 7});

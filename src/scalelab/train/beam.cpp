@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 
 #include "scalelab/core/error.hpp"
@@ -33,6 +34,26 @@ void log_softmax(const float* z, int64_t V, std::vector<double>& out) {
   for (int64_t v = 0; v < V; ++v) sum += std::exp(double(z[v]) - m);
   const double lse = m + std::log(sum);
   for (int64_t v = 0; v < V; ++v) out[v] = double(z[v]) - lse;
+}
+
+// Done when K hypotheses have finished and the K-th best of them scores at least as well as the
+// best live hypothesis would if it ended now (its score over lp of its current length, as in
+// Hugging Face's BeamHypotheses.is_done). Junk that finishes early therefore cannot stop the
+// search while a better hypothesis is still growing; with K = 1 this stops exactly when greedy
+// decoding would (the finished and the live candidate have the same length).
+bool search_is_over(const std::vector<Finished>& finished, const std::vector<Hypothesis>& live,
+                    int64_t K, double alpha) {
+  if (static_cast<int64_t>(finished.size()) < K) return false;
+  std::vector<double> scores;
+  for (const Finished& f : finished) scores.push_back(f.normalized);
+  std::nth_element(scores.begin(), scores.begin() + (K - 1), scores.end(), std::greater<>());
+  const double kth_best = scores[K - 1];
+  double best_live = -std::numeric_limits<double>::infinity();
+  for (const Hypothesis& h : live) {
+    const int64_t n = std::max<int64_t>(1, static_cast<int64_t>(h.tokens.size()));
+    best_live = std::max(best_live, h.score / gnmt_length_penalty(n, alpha));
+  }
+  return kth_best >= best_live;
 }
 
 }  // namespace
@@ -109,7 +130,7 @@ std::vector<std::vector<int32_t>> beam_decode(Transformer<float>& model, const B
         const Candidate& c = cand[r];
         const Hypothesis& h = live[b][c.hyp];
         if (c.token == kEosId) {
-          if (static_cast<int64_t>(r) < K && static_cast<int64_t>(finished[b].size()) < K) {
+          if (static_cast<int64_t>(r) < K) {
             const int64_t n = static_cast<int64_t>(h.tokens.size()) + 1;
             finished[b].push_back({h.tokens, c.score / gnmt_length_penalty(n, options.length_penalty)});
           }
@@ -120,7 +141,7 @@ std::vector<std::vector<int32_t>> beam_decode(Transformer<float>& model, const B
         next.push_back(std::move(e));
       }
       live[b] = std::move(next);
-      done[b] = static_cast<int64_t>(finished[b].size()) >= K || live[b].empty();
+      done[b] = live[b].empty() || search_is_over(finished[b], live[b], K, options.length_penalty);
       all_done = all_done && done[b];
     }
     if (all_done) break;

@@ -3,8 +3,10 @@
 // Each source keeps `beam` live hypotheses. At every step each live hypothesis is extended by every
 // token (score = sum of log-probabilities); the best 2·beam candidates are ranked, and of those a
 // candidate ending in <eos> is finished if it ranks within the first `beam`, otherwise the best
-// non-<eos> candidates become the next live hypotheses. A source is done once it has `beam`
-// finished hypotheses (or at max_len, when the live ones are finished as they are). The answer is
+// non-<eos> candidates become the next live hypotheses. A source is done once `beam` hypotheses
+// have finished and the beam-th best of them is at least as good as the best live hypothesis
+// would be if it ended now (Hugging Face's criterion; so an early-finishing poor hypothesis cannot
+// cut the search short), or at max_len, where only <eos> may follow. The answer is
 // the finished hypothesis with the best normalised score
 //     score / lp(|Y|),   lp(n) = ((5 + n) / 6)^alpha     (Wu et al. 2016, GNMT, eq. 14)
 // where |Y| counts the output tokens including <eos>; alpha = 0 ranks by raw log-probability.
