@@ -51,6 +51,8 @@ class MultiHeadAttention {
   void set_probe_stats(AttentionProbeStats* sink) { probe_sink_ = sink; }
   // The scale the kernel applies per head (after a query pre-scale this is 1).
   double kernel_scale() const;
+  // The factor q was multiplied by before the kernel (1 unless attention.apply_to = "query").
+  double query_scale() const { return knobs_.scale_query ? knobs_.scale.resolve(opt_.head_dim()) : 1.0; }
 
  private:
   AttentionShape shape(const AttentionCall& call) const;
