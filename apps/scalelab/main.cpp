@@ -1,14 +1,10 @@
 // scalelab: every scale in a Transformer is a knob; this is the command line.
-#include <cstdlib>
 #include <iostream>
 
 #include "commands.hpp"
 #include "scalelab/core/error.hpp"
 
 int main(int argc, char** argv) {
-  // Threads that sleep while they wait: on a shared machine, OpenMP's default spinning makes every
-  // small parallel region cost milliseconds. The user's own setting wins.
-  setenv("OMP_WAIT_POLICY", "passive", /*overwrite=*/0);
   CLI::App app{"scalelab: a Transformer trainer in which every scale is a knob, with probes that "
                "measure what each knob does.",
                "scalelab"};
