@@ -25,6 +25,17 @@ expect_error() {  # NAME PATTERN COMMAND...: non-zero exit, one stderr line cont
   else ok "$name: $err"; fi
 }
 
+expect_failure() {  # NAME PATTERN COMMAND...: non-zero exit and PATTERN on stderr (CLI11 usage
+  local name="$1" pattern="$2"  # errors add a "Run with --help" line; the shell may add its own)
+  shift 2
+  local err status
+  err=$("$@" 2>&1 >/dev/null </dev/null)
+  status=$?
+  if [ "$status" -eq 0 ]; then fail "$name: exit status 0"
+  elif ! printf '%s' "$err" | grep -q -- "$pattern"; then fail "$name: '$err' lacks '$pattern'"
+  else ok "$name: $(printf '%s' "$err" | grep -- "$pattern" | head -1)"; fi
+}
+
 tiny_model='--set model.d_model=32 --set model.n_heads=2 --set model.d_ff=64
   --set model.encoder_layers=1 --set model.decoder_layers=1 --set model.dropout=0.0'
 
@@ -34,14 +45,14 @@ tiny_model='--set model.d_model=32 --set model.n_heads=2 --set model.d_ff=64
   || fail "train copy"
 out=$("$bin" eval -C "$tmp/copy/checkpoint.safetensors" --split valid 2>&1)
 if printf '%s' "$out" | grep -q "exact match"; then ok "eval copy"; else fail "eval copy: $out"; fi
-expect_error "unknown split" "split" "$bin" eval -C "$tmp/copy/checkpoint.safetensors" --split train
+expect_failure "unknown split" "split" "$bin" eval -C "$tmp/copy/checkpoint.safetensors" --split train
 expect_error "g2p on a copy checkpoint" "not a G2P" "$bin" g2p -C "$tmp/copy/checkpoint.safetensors" cat
 expect_error "sample on a copy checkpoint" "not a language model" \
   "$bin" sample -C "$tmp/copy/checkpoint.safetensors"
-expect_error "missing checkpoint" "checkpoint" "$bin" eval -C "$tmp/none.safetensors"
+expect_failure "missing checkpoint" "checkpoint" "$bin" eval -C "$tmp/none.safetensors"
 expect_error "missing dictionary" "pocketsphinx-en-us" "$bin" train --set data.task=cmudict \
   --set data.path=/nonexistent.dict --set train.run_dir="$tmp/nodict"
-expect_error "missing bible program" "bible-kjv" "$bin" train --set data.task=kjv \
+expect_failure "missing bible program" "bible-kjv" "$bin" train --set data.task=kjv \
   --set data.program=/nonexistent/bible --set model.arch=decoder_only --set train.run_dir="$tmp/nobible"
 expect_error "key of another task" "data.symbols" "$bin" train --set data.task=cmudict \
   --set data.symbols=3 --set train.run_dir="$tmp/badkey"
@@ -62,7 +73,7 @@ if [ -f /usr/share/pocketsphinx/model/en-us/cmudict-en-us.dict ]; then
   out=$(printf 'cat dog\nbird\n' | "$bin" g2p -C "$ck" --beam 1 2>&1)
   if [ "$(printf '%s\n' "$out" | grep -c $'\t')" -eq 3 ]; then ok "g2p stdin"; else fail "g2p stdin: $out"; fi
   expect_error "unknown characters" "r2d2" "$bin" g2p -C "$ck" cat r2d2
-  expect_error "beam 0" "beam" "$bin" eval -C "$ck" --beam 0
+  expect_failure "beam 0" "beam" "$bin" eval -C "$ck" --beam 0
   expect_error "sample on a g2p checkpoint" "not a language model" "$bin" sample -C "$ck"
 else
   echo "skip G2P part: pocketsphinx-en-us is not installed"
@@ -80,7 +91,7 @@ if command -v bible >/dev/null 2>&1; then
     ok "eval kjv"; else fail "eval kjv: $out"; fi
   a=$("$bin" sample -C "$ck" --prompt "In the" --length 40 --seed 5 2>&1)
   b=$("$bin" sample -C "$ck" --prompt "In the" --length 40 --seed 5 2>&1)
-  if [ "$a" = "$b" ] && [ "${a:0:6}" = "In the" ] && [ "${#a}" -ge 46 ]; then ok "sample"; else fail "sample: $a / $b"; fi
+  if [ "$a" = "$b" ] && [ "${a:0:6}" = "In the" ] && [ "${#a}" -ge 40 ]; then ok "sample"; else fail "sample: $a / $b"; fi
   expect_error "prompt with unknown characters" "never saw" "$bin" sample -C "$ck" --prompt "x=1"
   expect_error "g2p on an LM checkpoint" "not a G2P" "$bin" g2p -C "$ck" cat
 else
