@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "commands.hpp"
+#include "scalelab/probes/precision_probe.hpp"
 #include "loaded_run.hpp"
 #include "scalelab/core/parallel.hpp"
 #include "scalelab/probes/gradient_probe.hpp"
@@ -34,6 +35,9 @@ struct ProbeArgs {
   double saturated = 0.99;
   double near_uniform = 0.9;
   std::vector<std::string> tags;
+  std::string precision;                     // "" | f16 | bf16
+  std::string precision_accumulate = "f32";  // f32 | format
+  bool no_max_subtraction = false;
 };
 
 ModelInput input_of(const Batch& b, bool encoder_decoder) {
@@ -145,6 +149,7 @@ void run_probe(const ProbeArgs& a) {
             << m.embedding.scale_value << "\n";
 
   std::vector<probes::ProbeRecord> records;
+  OverflowCounters precision_totals;
   double lr = 0;
   for (int64_t i = 0; i < a.seeds; ++i) {
     ModelConfig mc = config.model;
@@ -172,6 +177,16 @@ void run_probe(const ProbeArgs& a) {
       correct += l.correct;
     }
     probe.disarm_kernel_stats();
+    // The model still holds the last batch's forward tensors: replay its ops in the format.
+    std::vector<probes::ProbeRecord> precision_records;
+    if (!a.precision.empty()) {
+      probes::PrecisionProbeOptions pp;
+      pp.dtype = parse_dtype(a.precision);
+      pp.accumulate = a.precision_accumulate == "f32" ? DType::f32 : pp.dtype;
+      pp.subtract_max = !a.no_max_subtraction;
+      precision_records = probes::probe_precision(model, pp, seed, 0);
+      for (const probes::ProbeRecord& r : precision_records) probes::add_counts(r, precision_totals);
+    }
     probes::GradientProbe<float> grads;
     grads.before_step(model.parameters());
     if (!a.no_step) {
@@ -182,6 +197,8 @@ void run_probe(const ProbeArgs& a) {
       grads.after_step(model.parameters());
     }
     std::vector<probes::ProbeRecord> rs = probe.records(seed, 0);
+    for (probes::ProbeRecord& r : precision_records) rs.push_back(std::move(r));
+
     for (probes::ProbeRecord& r : grads.records(seed, 0)) rs.push_back(std::move(r));
     probes::ProbeRecord lr_rec;
     lr_rec.probe = "loss";
@@ -191,7 +208,7 @@ void run_probe(const ProbeArgs& a) {
                      {"token_accuracy", correct / tokens}, {"step_lr", a.no_step ? NAN : lr}};
     rs.push_back(std::move(lr_rec));
     for (probes::ProbeRecord& r : rs) {
-      r.tags = tags;
+      for (const auto& [key, value] : tags) r.tags[key] = value;
       records.push_back(std::move(r));
     }
   }
@@ -205,6 +222,11 @@ void run_probe(const ProbeArgs& a) {
             << std::log(static_cast<double>(m.tgt_vocab)) << ")"
             << (a.no_step ? "" : ", first step's learning rate " + probes::format_number(lr)) << "\n";
   probes::print_probe_tables(std::cout, summary);
+  if (!a.precision.empty()) {
+    std::cout << "\n" << a.precision << " replay of the last batch (accumulating in "
+              << a.precision_accumulate << (a.no_max_subtraction ? ", softmax without max subtraction" : "")
+              << "), all seeds and layers:\n" << precision_totals.summary();
+  }
 
   if (!a.out.empty()) {
     std::ostringstream jsonl;
@@ -255,6 +277,14 @@ void add_probe(CLI::App& app) {
   cmd->add_option("--near-uniform", a->near_uniform,
                   "a row is near-uniform when its normalised entropy >= this")
       ->capture_default_str();
+  cmd->add_option("--precision", a->precision,
+                  "also replay each op in an emulated format and count overflows: f16 or bf16")
+      ->check(CLI::IsMember({"f16", "bf16"}));
+  cmd->add_option("--precision-accumulate", a->precision_accumulate,
+                  "where the emulated sums accumulate: f32 or format")
+      ->check(CLI::IsMember({"f32", "format"}))->capture_default_str();
+  cmd->add_flag("--no-max-subtraction", a->no_max_subtraction,
+                "emulated softmax without subtracting the row maximum");
   cmd->add_option("--tag", a->tags, "key=value label copied into every record (repeatable)");
   cmd->callback([a] { run_probe(*a); });
 }

@@ -44,6 +44,7 @@ class MultiHeadAttention {
   // Read-only views for the probes (valid after a forward).
   const Tensor<T>& kernel_q() const { return q_in_ ? *q_in_ : qraw_; }  // q as the kernel sees it
   const Tensor<T>& kernel_k() const { return k_in_ ? *k_in_ : kraw_; }
+  const Tensor<T>& kernel_v() const { return vbuf_; }
   AttentionShape last_shape() const { return shape(call_); }
   AttentionOptions<T> last_options() const { return kernel_options(call_); }
   const Tensor<T>& probabilities() const { return saved_.probs; }  // naive kernel only

@@ -18,8 +18,10 @@ Block<T>::Block(const std::string& name, const LayerOptions& options, bool cross
   kinds.push_back(Kind::ffn);
   for (size_t i = 0; i < kinds.size(); ++i) {
     const std::string index = std::to_string(i + 1);
-    Stage s{kinds[i], Norm<T>(name + ".norm" + index, options.d_model, options.norm_kind, options.norm_eps),
-            Norm<T>(), Dropout<T>(options.dropout)};
+    Stage s;
+    s.kind = kinds[i];
+    s.norm = Norm<T>(name + ".norm" + index, options.d_model, options.norm_kind, options.norm_eps);
+    s.dropout = Dropout<T>(options.dropout);
     if (options.norm == NormPlacement::sandwich)
       s.post_norm = Norm<T>(name + ".post_norm" + index, options.d_model, options.norm_kind, options.norm_eps);
     stages_.push_back(std::move(s));

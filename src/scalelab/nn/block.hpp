@@ -55,7 +55,7 @@ class Block {
  private:
   enum class Kind { self_attn, cross_attn, ffn };
   struct Stage {
-    Kind kind;
+    Kind kind = Kind::ffn;
     Norm<T> norm;
     Norm<T> post_norm;       // sandwich only
     Dropout<T> dropout;
