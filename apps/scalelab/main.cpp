@@ -9,6 +9,10 @@ int main(int argc, char** argv) {
                "measure what each knob does.",
                "scalelab"};
   app.require_subcommand(1);
+  // Bad options get the same single line as every other error.
+  app.failure_message([](const CLI::App*, const CLI::Error& e) {
+    return std::string("scalelab: error: ") + e.what() + "\n";
+  });
   app.set_version_flag("--version", std::string("scalelab ") + SCALELAB_VERSION);
   scalelab::cli::add_train(app);
   scalelab::cli::add_init(app);
