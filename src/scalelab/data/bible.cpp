@@ -76,7 +76,8 @@ std::string shell_quote(const std::string& word) {
 }
 
 std::string run_bible_program(const std::string& program) {
-  const std::string command = shell_quote(program) + " -f " + kWholeBibleSpec;
+  // The shell's own "not found" goes to /dev/null: our error below names the package instead.
+  const std::string command = shell_quote(program) + " -f " + kWholeBibleSpec + " 2>/dev/null";
   FILE* pipe = popen(command.c_str(), "r");
   SL_CHECK(pipe != nullptr, "cannot start '", command, "' (popen failed)");
   std::string output;

@@ -124,9 +124,9 @@ void Trainer::save(const std::string& path, int64_t step) {
 
 int64_t Trainer::restore(const std::string& path) {
   const Checkpoint c = read_checkpoint(path);
-  const Json ours = run_config_to_json(config_);
-  SL_CHECK(c.run_config.value("model", Json()) == ours["model"], path,
-           ": the checkpoint's model config differs from this run's; resume with the same config");
+  // Compared after parsing, so that a checkpoint written before a knob existed (its default) matches.
+  SL_CHECK(model_config_to_json(checkpoint_model_config(c)) == model_config_to_json(config_.model),
+           path, ": the checkpoint's model config differs from this run's; resume with the same config");
   load_weights(model_, c);
   const auto& params = optimizer_.params();
   for (size_t i = 0; i < params.size(); ++i) {
@@ -205,7 +205,7 @@ TrainSummary Trainer::run(const TrainerOptions& options) {
       metrics << Json{{"split", "train"}, {"step", step}, {"loss", last_loss}, {"nll", nll},
                       {"lr", lr}, {"grad_norm", grad_norm}, {"tokens", tokens},
                       {"tokens_per_s", tps}, {"time_s", elapsed}}.dump()
-              << "\n";
+              << "\n" << std::flush;
       if (options.progress) {
         *options.progress << "step " << step << "/" << tc.steps << "  loss " << std::fixed
                           << std::setprecision(4) << last_loss << "  lr " << std::scientific
