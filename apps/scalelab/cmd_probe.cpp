@@ -7,7 +7,10 @@
 #include <iostream>
 #include <sstream>
 
+#include <optional>
+
 #include "commands.hpp"
+#include "scalelab/model/checkpoint.hpp"
 #include "scalelab/probes/precision_probe.hpp"
 #include "loaded_run.hpp"
 #include "scalelab/core/parallel.hpp"
@@ -35,6 +38,7 @@ struct ProbeArgs {
   double saturated = 0.99;
   double near_uniform = 0.9;
   std::vector<std::string> tags;
+  std::string checkpoint;                    // probe a trained model instead of fresh inits
   std::string precision;                     // "" | f16 | bf16
   std::string precision_accumulate = "f32";  // f32 | format
   bool no_max_subtraction = false;
@@ -118,7 +122,19 @@ void run_probe(const ProbeArgs& a) {
   const std::vector<double> logit_edges =
       a.logit_bins.empty() ? std::vector<double>() : parse_logit_bins(a.logit_bins);
   const auto tags = parse_tags(a.tags);
-  RunConfig config = load_run_config(a.config);
+  // At initialisation (config, preset, --set, seeds) or at a trained step (--checkpoint).
+  std::optional<Checkpoint> checkpoint;
+  RunConfig config;
+  if (!a.checkpoint.empty()) {
+    SL_CHECK(a.config.path.empty() && a.config.preset.empty() && a.config.overrides.empty(),
+             "--checkpoint takes its config from the checkpoint: drop --config, --preset and --set");
+    checkpoint = read_checkpoint(a.checkpoint);
+    config = parse_run_config(checkpoint->run_config);
+  } else {
+    config = load_run_config(a.config);
+  }
+  const int64_t seeds = checkpoint ? 1 : a.seeds;
+  const int64_t step = checkpoint ? checkpoint->step : 0;
   const OutFiles files = a.out.empty() ? OutFiles{} : prepare_out(a.out);
   if (config.train.threads > 0) set_num_threads(static_cast<int>(config.train.threads));
   const TaskData data = load_task(config.data);
@@ -140,8 +156,9 @@ void run_probe(const ProbeArgs& a) {
 
   const ModelConfig& m = config.model;
   std::cout << "scalelab probe: " << task_label(config.data) << ", " << a.split << " split, "
-            << batches.size() << " batch(es) of up to " << batch_size << ", " << a.seeds
-            << " seed(s) from model.seed = " << m.seed << (config.preset.empty() ? "" : ", preset ")
+            << batches.size() << " batch(es) of up to " << batch_size << ", "
+            << (checkpoint ? "checkpoint " + a.checkpoint + " at step " + std::to_string(step)
+                           : std::to_string(seeds) + " seed(s) from model.seed = " + std::to_string(m.seed)) << (config.preset.empty() ? "" : ", preset ")
             << config.preset << "\nmodel: d_model " << m.d_model << ", " << m.n_heads
             << " heads (d_k " << m.head_dim() << "), layers " << (enc ? m.encoder_layers : 0)
             << "+" << m.decoder_layers << ", attention scale " << m.attention.scale.resolve(m.head_dim())
@@ -151,11 +168,12 @@ void run_probe(const ProbeArgs& a) {
   std::vector<probes::ProbeRecord> records;
   OverflowCounters precision_totals;
   double lr = 0;
-  for (int64_t i = 0; i < a.seeds; ++i) {
+  for (int64_t i = 0; i < seeds; ++i) {
     ModelConfig mc = config.model;
     mc.seed = config.model.seed + static_cast<uint64_t>(i);
     const auto seed = static_cast<int64_t>(mc.seed);
     Transformer<float> model(mc);
+    if (checkpoint) load_weights(model, *checkpoint);
     probes::ModelProbe<float> probe(model, po);
     probe.arm_kernel_stats();
     model.zero_grad();
@@ -184,7 +202,7 @@ void run_probe(const ProbeArgs& a) {
       pp.dtype = parse_dtype(a.precision);
       pp.accumulate = a.precision_accumulate == "f32" ? DType::f32 : pp.dtype;
       pp.subtract_max = !a.no_max_subtraction;
-      precision_records = probes::probe_precision(model, pp, seed, 0);
+      precision_records = probes::probe_precision(model, pp, seed, step);
       for (const probes::ProbeRecord& r : precision_records) probes::add_counts(r, precision_totals);
     }
     probes::GradientProbe<float> grads;
@@ -196,14 +214,15 @@ void run_probe(const ProbeArgs& a) {
       optimizer.step(lr);
       grads.after_step(model.parameters());
     }
-    std::vector<probes::ProbeRecord> rs = probe.records(seed, 0);
+    std::vector<probes::ProbeRecord> rs = probe.records(seed, step);
     for (probes::ProbeRecord& r : precision_records) rs.push_back(std::move(r));
 
-    for (probes::ProbeRecord& r : grads.records(seed, 0)) rs.push_back(std::move(r));
+    for (probes::ProbeRecord& r : grads.records(seed, step)) rs.push_back(std::move(r));
     probes::ProbeRecord lr_rec;
     lr_rec.probe = "loss";
     lr_rec.site = a.split;
     lr_rec.seed = seed;
+    lr_rec.step = step;
     lr_rec.values = {{"loss", loss / tokens}, {"nll", nll / tokens}, {"tokens", tokens},
                      {"token_accuracy", correct / tokens}, {"step_lr", a.no_step ? NAN : lr}};
     rs.push_back(std::move(lr_rec));
@@ -217,11 +236,11 @@ void run_probe(const ProbeArgs& a) {
   for (const probes::ProbeRecord& r : records)
     if (r.head == -1) all_heads.push_back(r);
   const probes::SeedSummary summary(all_heads);
-  const probes::SeedSpread* nll = summary.find("loss", "model", -1, a.split, -1, "nll");
-  std::cout << "loss at init: " << probes::format_cell(nll) << " nats/token (ln V = "
+  const probes::SeedSpread* nll = summary.find("loss", "model", -1, a.split, -1, "nll", step);
+  std::cout << (checkpoint ? "loss: " : "loss at init: ") << probes::format_cell(nll) << " nats/token (ln V = "
             << std::log(static_cast<double>(m.tgt_vocab)) << ")"
             << (a.no_step ? "" : ", first step's learning rate " + probes::format_number(lr)) << "\n";
-  probes::print_probe_tables(std::cout, summary);
+  probes::print_probe_tables(std::cout, summary, step);
   if (!a.precision.empty()) {
     std::cout << "\n" << a.precision << " replay of the last batch (accumulating in "
               << a.precision_accumulate << (a.no_max_subtraction ? ", softmax without max subtraction" : "")
@@ -256,6 +275,8 @@ void add_probe(CLI::App& app) {
                   "start [model] from a preset (scalelab presets lists them); the config and --set win");
   cmd->add_option("--set", a->config.overrides,
                   "override a config value: section.key=value (repeatable), e.g. model.d_model=256");
+  cmd->add_option("--checkpoint", a->checkpoint,
+                  "probe this trained checkpoint (its config, one model) instead of models at init");
   cmd->add_option("--seeds", a->seeds, "models to probe, with model.seed, model.seed + 1, ...")
       ->capture_default_str();
   cmd->add_option("--batches", a->batches, "batches of the split to run through each model")

@@ -34,7 +34,7 @@ struct Column {
 // A table whose rows are (stack, layer, site) and whose cells come from the summary.
 void print_table(std::ostream& out, const std::string& title, const SeedSummary& s,
                  const std::vector<std::tuple<std::string, int64_t, std::string>>& rows,
-                 const std::vector<Column>& cols) {
+                 const std::vector<Column>& cols, int64_t step) {
   if (rows.empty()) return;
   std::vector<std::vector<std::string>> cells;
   std::vector<std::string> head{"stack", "layer", "site"};
@@ -43,7 +43,7 @@ void print_table(std::ostream& out, const std::string& title, const SeedSummary&
   for (const auto& [stack, layer, site] : rows) {
     std::vector<std::string> row{stack, layer < 0 ? "-" : std::to_string(layer), site};
     for (const Column& c : cols)
-      row.push_back(format_cell(s.find(c.probe, stack, layer, site + c.site_suffix, -1, c.field)));
+      row.push_back(format_cell(s.find(c.probe, stack, layer, site + c.site_suffix, -1, c.field, step)));
     cells.push_back(row);
   }
   std::vector<size_t> width(head.size(), 0);
@@ -71,14 +71,14 @@ std::string format_cell(const SeedSpread* s) {
   return cell;
 }
 
-void print_probe_tables(std::ostream& out, const SeedSummary& s) {
+void print_probe_tables(std::ostream& out, const SeedSummary& s, int64_t step) {
   out << "cells: median±(max-min)/2 over seeds; * = some seeds had no value; - = none\n";
   print_table(out, "Stack input x0 = s·E[ids] + P (real positions)", s, s.sites("embed"),
               {{"Var(token)", "embed", "var_token"},
                {"Var(position)", "embed", "var_position"},
                {"token/position", "embed", "token_position_ratio"},
                {"E|s·E|²", "embed", "token_sq_norm_mean"},
-               {"Var(x0)", "embed", "var_input"}});
+               {"Var(x0)", "embed", "var_input"}}, step);
   print_table(out,
               "Attention per layer, all heads (raw = q·k before scaling; logit = after scale, "
               "soft-cap, bias)",
@@ -92,14 +92,14 @@ void print_probe_tables(std::ostream& out, const SeedSummary& s) {
                {"H/ln n", "attn_softmax", "entropy_norm_mean"},
                {"max p", "attn_softmax", "max_p_mean"},
                {"p>0.99", "attn_softmax", "saturated_share"},
-               {"|J|_F", "attn_softmax", "jacobian_fro_mean"}});
+               {"|J|_F", "attn_softmax", "jacobian_fro_mean"}}, step);
   print_table(out, "Residual stream after each sublayer, and the sublayer's output f(.)", s,
               s.sites("residual"),
               {{"Var(x)", "residual", "var"},
                {"max|x|", "residual", "max_abs"},
                {"f16 bits", "activation", "f16_headroom_bits", ".residual"},
                {"Var(f)", "sublayer", "var"},
-               {"max|f|", "sublayer", "max_abs"}});
+               {"max|f|", "sublayer", "max_abs"}}, step);
   // Gradients: per layer, then the tensors outside layers and the whole model.
   print_table(out,
               "Gradients per layer (before clipping) and the first optimiser step's "
@@ -107,7 +107,7 @@ void print_probe_tables(std::ostream& out, const SeedSummary& s) {
               s, s.sites("grad_layer"),
               {{"|grad|", "grad_layer", "grad_norm"},
                {"|w|", "grad_layer", "param_norm"},
-               {"|Δw|/|w|", "grad_layer", "update_ratio"}});
+               {"|Δw|/|w|", "grad_layer", "update_ratio"}}, step);
   std::vector<std::tuple<std::string, int64_t, std::string>> ops;
   for (const auto& site : s.sites("activation"))
     if (std::get<1>(site) < 0) ops.push_back(site);
@@ -115,7 +115,7 @@ void print_probe_tables(std::ostream& out, const SeedSummary& s) {
               s, ops,
               {{"max|x|", "activation", "max_abs"},
                {"f16 bits", "activation", "f16_headroom_bits"},
-               {">65504", "activation", "over_f16"}});
+               {">65504", "activation", "over_f16"}}, step);
 }
 
 }  // namespace scalelab::probes

@@ -18,6 +18,7 @@ std::string format_cell(const SeedSpread* spread);
 // v with `digits` significant digits ("-" for NaN).
 std::string format_number(double v, int digits = 3);
 
-void print_probe_tables(std::ostream& out, const SeedSummary& summary);
+// step: which step's records to show (0 for models at initialisation).
+void print_probe_tables(std::ostream& out, const SeedSummary& summary, int64_t step = 0);
 
 }  // namespace scalelab::probes
