@@ -68,8 +68,9 @@ Batch make_batch(const std::vector<Example>& examples, const std::vector<int64_t
 }
 
 BatchStream::BatchStream(const std::vector<Example>& examples, int64_t batch_size,
-                         BatchLayout layout, uint64_t seed)
-    : examples_(examples), batch_size_(batch_size), layout_(layout), rng_(seed) {
+                         BatchLayout layout, uint64_t seed, bool bucket_by_length)
+    : examples_(examples), batch_size_(batch_size), layout_(layout), bucket_(bucket_by_length),
+      rng_(seed) {
   SL_CHECK(!examples.empty(), "the training set is empty");
   SL_CHECK(batch_size > 0, "train.batch_size = ", batch_size, ": must be > 0");
   order_.resize(examples.size());
@@ -80,6 +81,24 @@ void BatchStream::reshuffle() {
   std::iota(order_.begin(), order_.end(), 0);
   for (size_t i = order_.size(); i > 1; --i) std::swap(order_[i - 1], order_[rng_.below(i)]);
   cursor_ = 0;
+  if (!bucket_) return;
+  const size_t window = static_cast<size_t>(batch_size_ * kBucketBatches);
+  auto length = [&](int64_t i) { return examples_[i].tgt.size() + examples_[i].src.size(); };
+  for (size_t start = 0; start < order_.size(); start += window) {
+    const auto end = order_.begin() + std::min(order_.size(), start + window);
+    std::stable_sort(order_.begin() + start, end,
+                     [&](int64_t a, int64_t b) { return length(a) < length(b); });
+  }
+  // Shuffle whole batches so that lengths do not rise and fall in a pattern over the epoch.
+  const size_t batches = order_.size() / batch_size_;
+  std::vector<int64_t> shuffled(order_.begin(), order_.end());
+  std::vector<size_t> batch_order(batches);
+  std::iota(batch_order.begin(), batch_order.end(), 0);
+  for (size_t i = batches; i > 1; --i) std::swap(batch_order[i - 1], batch_order[rng_.below(i)]);
+  for (size_t b = 0; b < batches; ++b)
+    std::copy_n(order_.begin() + batch_order[b] * batch_size_, batch_size_,
+                shuffled.begin() + b * batch_size_);
+  order_.swap(shuffled);
 }
 
 Batch BatchStream::next() {

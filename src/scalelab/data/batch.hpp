@@ -28,11 +28,15 @@ Batch make_batch(const std::vector<Example>& examples, const std::vector<int64_t
                  BatchLayout layout);
 
 // Yields batches of `batch_size` examples in an order reshuffled each epoch from the seed, so a
-// given seed gives the same batches on every machine.
+// given seed gives the same batches on every machine. With bucket_by_length, each run of
+// kBucketBatches batches of the shuffled order is sorted by target length before it is cut into
+// batches (whose order is then shuffled again): batches hold similar lengths and carry less
+// padding, while every example is still seen once per epoch.
 class BatchStream {
  public:
+  static constexpr int64_t kBucketBatches = 50;
   BatchStream(const std::vector<Example>& examples, int64_t batch_size, BatchLayout layout,
-              uint64_t seed);
+              uint64_t seed, bool bucket_by_length = false);
   Batch next();
   int64_t epoch() const { return epoch_; }
 
@@ -40,6 +44,7 @@ class BatchStream {
   const std::vector<Example>& examples_;
   int64_t batch_size_;
   BatchLayout layout_;
+  bool bucket_;
   Rng rng_;
   std::vector<int64_t> order_;
   size_t cursor_ = 0;

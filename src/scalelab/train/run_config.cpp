@@ -47,6 +47,7 @@ void to_toml(const Json& j, toml::table& out) {
 void parse_train(ConfigSection s, TrainConfig& c, int64_t d_model) {
   c.steps = s.get_int("steps", c.steps);
   c.batch_size = s.get_int("batch_size", c.batch_size);
+  c.length_bucketing = s.get_bool("length_bucketing", c.length_bucketing);
   if (c.steps < 1) s.fail("steps", "must be >= 1");
   if (c.batch_size < 1) s.fail("batch_size", "must be >= 1");
   const std::string opt = s.get_choice("optimizer", "adam", {"adam", "adamw", "sgd"});
@@ -158,6 +159,7 @@ Json run_config_to_json(const RunConfig& c) {
   const TrainConfig& t = c.train;
   Json train = {{"steps", t.steps},
                 {"batch_size", t.batch_size},
+                {"length_bucketing", t.length_bucketing},
                 {"optimizer", optimizer_name(t.optimizer.kind)},
                 {"beta1", t.optimizer.beta1},
                 {"beta2", t.optimizer.beta2},

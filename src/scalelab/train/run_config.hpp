@@ -14,6 +14,7 @@ namespace scalelab {
 struct TrainConfig {
   int64_t steps = 1000;
   int64_t batch_size = 64;
+  bool length_bucketing = false;  // batches of similar lengths (less padding)
   OptimizerOptions optimizer;
   ScheduleOptions schedule;
   double clip_norm = 0.0;        // 0: no clipping

@@ -169,7 +169,8 @@ TrainSummary Trainer::run(const TrainerOptions& options) {
   SL_CHECK(metrics, "cannot open ", metrics_path, " for writing");
 
   const bool with_source = config_.model.arch == Architecture::encoder_decoder;
-  BatchStream stream(data_.train, tc.batch_size, batch_layout(data_, with_source), tc.seed);
+  BatchStream stream(data_.train, tc.batch_size, batch_layout(data_, with_source), tc.seed,
+                     tc.length_bucketing);
   for (int64_t s = 0; s < start_step; ++s) stream.next();  // replay the batch order
 
   TrainSummary summary;
