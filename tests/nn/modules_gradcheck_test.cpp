@@ -218,7 +218,7 @@ TEST(Dropout, ZeroesAboutPAndRescalesTheRest) {
   Rng rng(7);
   Tensor<double> x({10000});
   x.fill(1.0);
-  drop.forward(x.data(), x.numel(), rng, /*training=*/true);
+  drop.forward(x.data(), x.numel(), &rng, /*training=*/true);
   int64_t zeros = 0;
   for (double v : x) {
     if (v == 0) ++zeros;
@@ -227,7 +227,7 @@ TEST(Dropout, ZeroesAboutPAndRescalesTheRest) {
   EXPECT_NEAR(zeros / 10000.0, 0.25, 0.02);  // binomial sd 0.0043
   Tensor<double> y({10000});
   y.fill(1.0);
-  drop.forward(y.data(), y.numel(), rng, /*training=*/false);
+  drop.forward(y.data(), y.numel(), &rng, /*training=*/false);
   for (double v : y) EXPECT_EQ(v, 1.0);
 }
 

@@ -176,7 +176,7 @@ const Tensor<T>& Transformer<T>::run_stack(Stack& s, const int32_t* ids, BlockCa
   }
   if (config_.embedding.layernorm) s.embed_norm.forward(s.e0.data(), rows, s.x0.data());  // N_e
   else std::memcpy(s.x0.data(), s.e0.data(), s.e0.bytes());
-  s.dropout.forward(s.x0.data(), rows * d, *mode.rng, mode.training);
+  s.dropout.forward(s.x0.data(), rows * d, mode.rng, mode.training);
   if (config_.positions == PositionEncoding::t5_bias) {  // shared by every layer of the stack
     const int64_t H = config_.n_heads;
     s.bias.resize({H, call.len, call.len});

@@ -72,7 +72,7 @@ const Tensor<T>& Block<T>::forward(const BlockCall& call, const T* x) {
         s.f_in.resize(shape);
         s.norm.forward(in, rows_, s.f_in.data());       // N(x)
         run(s, s.f_in.data(), s.f_out.data());          // f(N(x))
-        s.dropout.forward(s.f_out.data(), n, *call.rng, call.training);
+        s.dropout.forward(s.f_out.data(), n, call.rng, call.training);
         for (int64_t i = 0; i < n; ++i) s.out[i] = in[i] + s.f_out[i];  // x + D(f(N(x)))
         break;
       case NormPlacement::sandwich:
@@ -81,13 +81,13 @@ const Tensor<T>& Block<T>::forward(const BlockCall& call, const T* x) {
         s.norm.forward(in, rows_, s.f_in.data());                 // N(x)
         run(s, s.f_in.data(), s.f_raw.data());                    // f(N(x))
         s.post_norm.forward(s.f_raw.data(), rows_, s.f_out.data());  // N'(f(N(x)))
-        s.dropout.forward(s.f_out.data(), n, *call.rng, call.training);
+        s.dropout.forward(s.f_out.data(), n, call.rng, call.training);
         for (int64_t i = 0; i < n; ++i) s.out[i] = in[i] + s.f_out[i];  // x + D(N'(f(N(x))))
         break;
       case NormPlacement::post:
         s.sum.resize(shape);
         run(s, in, s.f_out.data());                     // f(x)
-        s.dropout.forward(s.f_out.data(), n, *call.rng, call.training);
+        s.dropout.forward(s.f_out.data(), n, call.rng, call.training);
         for (int64_t i = 0; i < n; ++i) s.sum[i] = in[i] + s.f_out[i];  // x + D(f(x))
         s.norm.forward(s.sum.data(), rows_, s.out.data());              // N(x + D(f(x)))
         break;

@@ -12,14 +12,15 @@ class Dropout {
   Dropout() = default;
   explicit Dropout(double p) : p_(p) {}
 
-  // In place on x[n].
-  void forward(T* x, int64_t n, Rng& rng, bool training) {
+  // In place on x[n]; rng may be null when not training.
+  void forward(T* x, int64_t n, Rng* rng, bool training) {
     active_ = training && p_ > 0;
     if (!active_) return;
+    SL_CHECK(rng != nullptr, "dropout while training needs a random generator");
     mask_.resize({n});
     const T keep_scale = T(1) / T(1 - p_);
     for (int64_t i = 0; i < n; ++i) {
-      mask_[i] = rng.uniform() < p_ ? T(0) : keep_scale;
+      mask_[i] = rng->uniform() < p_ ? T(0) : keep_scale;
       x[i] *= mask_[i];
     }
   }
