@@ -139,6 +139,8 @@ int64_t Trainer::restore(const std::string& path) {
     }
   }
   optimizer_.set_steps(c.step);
+  const Json& saved_train = c.run_config.value("train", Json::object());
+  saved_steps_ = saved_train.value("steps", config_.train.steps);
   return c.step;
 }
 
@@ -165,6 +167,12 @@ TrainSummary Trainer::run(const TrainerOptions& options) {
 
   int64_t start_step = 0;
   if (options.resume) start_step = restore(checkpoint_path);
+  if (options.resume && options.progress && saved_steps_ != tc.steps &&
+      tc.schedule.kind == ScheduleKind::warmup_cosine) {
+    *options.progress << "note: train.steps changed from " << saved_steps_ << " to " << tc.steps
+                      << ": the cosine decay is recomputed over the new total from step "
+                      << start_step + 1 << "\n";
+  }
   std::ofstream metrics(metrics_path, std::ios::app);
   SL_CHECK(metrics, "cannot open ", metrics_path, " for writing");
 

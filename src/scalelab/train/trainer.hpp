@@ -58,6 +58,7 @@ class Trainer {
   Transformer<float> model_;
   Optimizer<float> optimizer_;
   Tensor<float> dlogits_;
+  int64_t saved_steps_ = 0;  // train.steps of the run a resumed checkpoint came from
 };
 
 EvalResult evaluate(Transformer<float>& model, const TaskData& data,
