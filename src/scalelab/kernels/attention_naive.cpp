@@ -7,25 +7,10 @@
 
 #include "scalelab/core/parallel.hpp"
 #include "scalelab/kernels/attention.hpp"
+#include "scalelab/kernels/attention_flash.hpp"  // detail::token_strides, check_attention_shape
 
 namespace scalelab {
 namespace {
-
-struct Strides {
-  int64_t q, k, v, o;
-};
-
-Strides resolve(const AttentionShape& s) {
-  const int64_t dense = s.heads * s.head_dim;
-  return {s.q_stride ? s.q_stride : dense, s.k_stride ? s.k_stride : dense,
-          s.v_stride ? s.v_stride : dense, s.o_stride ? s.o_stride : dense};
-}
-
-void check_shape(const AttentionShape& s) {
-  SL_CHECK(s.batch > 0 && s.heads > 0 && s.q_len > 0 && s.k_len > 0 && s.head_dim > 0,
-           "attention: every size must be positive: batch=", s.batch, " heads=", s.heads,
-           " q_len=", s.q_len, " k_len=", s.k_len, " head_dim=", s.head_dim);
-}
 
 template <class T>
 T dot(const T* a, const T* b, int64_t n) {
@@ -62,8 +47,8 @@ bool masked(const AttentionShape& s, const AttentionOptions<T>& opt, int64_t b, 
 template <class T>
 void attention_naive_forward(const AttentionShape& s, const AttentionOptions<T>& opt, const T* q,
                              const T* k, const T* v, T* out, AttentionSaved<T>& saved) {
-  check_shape(s);
-  const Strides st = resolve(s);
+  detail::check_attention_shape(s);
+  const detail::TokenStrides st = detail::token_strides(s);
   const int64_t D = s.head_dim;
   saved.probs.resize({s.batch, s.heads, s.q_len, s.k_len});
   parallel_for(s.batch * s.heads, [&](int64_t bh) {
@@ -104,8 +89,8 @@ template <class T>
 void attention_naive_backward(const AttentionShape& s, const AttentionOptions<T>& opt, const T* q,
                               const T* k, const T* v, const T* dout, const AttentionSaved<T>& saved,
                               T* dq, T* dk, T* dv, AttentionExtraGrads<T> extra) {
-  check_shape(s);
-  const Strides st = resolve(s);
+  detail::check_attention_shape(s);
+  const detail::TokenStrides st = detail::token_strides(s);
   const int64_t D = s.head_dim;
   // Per-(batch, head) partial sums of the shared gradients, reduced below in a fixed order.
   std::vector<T> dscale_partial(extra.dhead_scales ? s.batch * s.heads : 0, T(0));
