@@ -235,7 +235,9 @@ void ForwardUnit(const detail::FlashArgs& a, int64_t b, int64_t h, float* ws,
   float* S = Qp + s.q_len * D;
   float* O = S + Br * Bc;
   float *m = O + Br * Dp, *l = m + Br, *A = l + Br;
-  std::memset(Kt, 0, (D * Nk + Nk * Dp) * sizeof(float));
+  // No clearing here: the caller zeroes the workspace once per call, every unit of the call has
+  // the same shape and so writes the same positions, and the padding it reads (tile tails, the
+  // columns past D) is never written. Only the accumulators (O below) are cleared per unit.
   for (int64_t j = 0; j < s.k_len; ++j) {
     const float* kj = a.k + (b * s.k_len + j) * a.strides.k + h * D;
     const float* vj = a.v + (b * s.k_len + j) * a.strides.v + h * D;
@@ -335,7 +337,9 @@ double BackwardUnit(const detail::FlashArgs& a, int64_t b, int64_t h, float* ws)
   float* dK = R + Br * Bc;
   float* dV = dK + Bc * Dp;
   float* delta = dV + Bc * Dp;
-  std::memset(Kt, 0, (2 * D * Nk + Nk * Dp + 3 * Nq * Dp) * sizeof(float));
+  // Padding stays zero from the caller's clearing (see ForwardUnit); the dQ accumulator is
+  // cleared per unit.
+  std::memset(dQ, 0, Nq * Dp * sizeof(float));
   for (int64_t j = 0; j < s.k_len; ++j) {
     const float* kj = a.k + (b * s.k_len + j) * a.strides.k + h * D;
     const float* vj = a.v + (b * s.k_len + j) * a.strides.v + h * D;
@@ -359,7 +363,8 @@ double BackwardUnit(const detail::FlashArgs& a, int64_t b, int64_t h, float* ws)
   size_t limit[kTileRows];
   for (size_t j0 = 0; j0 < size_t(s.k_len); j0 += Bc) {
     const size_t kb = std::min<size_t>(Bc, s.k_len - j0);
-    std::memset(dK, 0, 2 * Bc * Dp * sizeof(float));  // dK and dV tiles
+    std::memset(dK, 0, kb * Dp * sizeof(float));  // the dK and dV accumulators of this tile
+    std::memset(dV, 0, kb * Dp * sizeof(float));
     for (size_t i0 = 0; i0 < Nq; i0 += Br) {
       const size_t rows = std::min(Br, Nq - i0);
       size_t kmax = 0;
@@ -474,6 +479,7 @@ void flash_forward_simd(const AttentionShape& s, const AttentionOptions<float>& 
 #pragma omp parallel
   {
     Tensor<float> ws({static_cast<int64_t>(ws_floats)});
+    ws.zero();  // once per call: the units rely on their padding being zero
 #pragma omp for schedule(dynamic, 1)
     for (int64_t u = 0; u < units; ++u) {
       HWY_DYNAMIC_DISPATCH(FlashForwardUnit)(a, u / s.heads, u % s.heads, ws.data(),
@@ -500,6 +506,7 @@ void flash_backward_simd(const AttentionShape& s, const AttentionOptions<float>&
 #pragma omp parallel
   {
     Tensor<float> ws({static_cast<int64_t>(ws_floats)});
+    ws.zero();  // once per call: the units rely on their padding being zero
 #pragma omp for schedule(dynamic, 1)
     for (int64_t job = 0; job < jobs; ++job) {
       for (int64_t b = per_head ? 0 : job / s.heads; b < (per_head ? s.batch : job / s.heads + 1);

@@ -13,11 +13,13 @@ namespace {
 // Statistics are accumulated in double whatever T is: cheap, and keeps f32 rows of large mean
 // from losing the variance to cancellation.
 template <class T>
-void layernorm_row(const NormShape& s, const T* x, const T* gamma, const T* beta, T* y, T* mean,
-                   T* rstd) {
+void layernorm_row(const NormShape& s, const T* __restrict x, const T* __restrict gamma,
+                   const T* __restrict beta, T* __restrict y, T* mean, T* rstd) {
   double sum = 0, sum_sq = 0;
+#pragma omp simd reduction(+ : sum)
   for (int64_t j = 0; j < s.cols; ++j) sum += x[j];
   const double mu = sum / s.cols;
+#pragma omp simd reduction(+ : sum_sq)
   for (int64_t j = 0; j < s.cols; ++j) sum_sq += (x[j] - mu) * (x[j] - mu);
   const double r = 1.0 / std::sqrt(sum_sq / s.cols + s.eps);
   for (int64_t j = 0; j < s.cols; ++j) y[j] = static_cast<T>((x[j] - mu) * r) * gamma[j] + beta[j];
@@ -29,12 +31,15 @@ void layernorm_row(const NormShape& s, const T* x, const T* gamma, const T* beta
 // The mean is recomputed in double rather than read from the saved T value: in float, a row of
 // large mean and small spread would lose xhat's low bits to the rounded mean.
 template <class T>
-void layernorm_backward_row(const NormShape& s, const T* dy, const T* x, const T* gamma, T,
-                            T rstd, T* dx, T* dgamma, T* dbeta) {
+void layernorm_backward_row(const NormShape& s, const T* __restrict dy, const T* __restrict x,
+                            const T* __restrict gamma, T, T rstd, T* __restrict dx,
+                            T* __restrict dgamma, T* __restrict dbeta) {
   double mean = 0;
+#pragma omp simd reduction(+ : mean)
   for (int64_t j = 0; j < s.cols; ++j) mean += x[j];
   mean /= s.cols;
   double mean_g = 0, mean_g_xhat = 0;  // mean(g), mean(g * xhat) with g = dy * gamma
+#pragma omp simd reduction(+ : mean_g, mean_g_xhat)
   for (int64_t j = 0; j < s.cols; ++j) {
     const double xhat = (x[j] - mean) * rstd;
     const double g = static_cast<double>(dy[j]) * gamma[j];

@@ -1,8 +1,30 @@
 #include "scalelab/nn/linear.hpp"
 
+#include "scalelab/core/parallel.hpp"
 #include "scalelab/kernels/gemm.hpp"
 
 namespace scalelab {
+namespace {
+
+// y[r, :] += b for every row (rows in parallel; the inner loop vectorises).
+template <class T>
+void add_row_vector(const T* __restrict b, T* __restrict y, int64_t rows, int64_t cols) {
+  parallel_for(rows, [&](int64_t r) {
+    T* __restrict yr = y + r * cols;
+    for (int64_t o = 0; o < cols; ++o) yr[o] += b[o];
+  });
+}
+
+// sums[o] += sum_r dy[r, o], rows in order (so the result does not depend on the thread count).
+template <class T>
+void add_column_sums(const T* __restrict dy, int64_t rows, int64_t cols, T* __restrict sums) {
+  for (int64_t r = 0; r < rows; ++r) {
+    const T* __restrict dr = dy + r * cols;
+    for (int64_t o = 0; o < cols; ++o) sums[o] += dr[o];
+  }
+}
+
+}  // namespace
 
 template <class T>
 Linear<T>::Linear(const std::string& name, int64_t in_features, int64_t out_features, bool bias)
@@ -19,11 +41,7 @@ void Linear<T>::forward(const T* x, int64_t rows, T* y) {
   saved_rows_ = rows;
   // y[rows, out] = x[rows, in] · W[out, in]ᵀ
   gemm<T>({.m = rows, .n = out_, .k = in_, .trans_b = true}, x, weight_.value.data(), y);
-  if (has_bias_) {
-    const T* b = bias_.value.data();
-    for (int64_t r = 0; r < rows; ++r)
-      for (int64_t o = 0; o < out_; ++o) y[r * out_ + o] += b[o];
-  }
+  if (has_bias_) add_row_vector(bias_.value.data(), y, rows, out_);
 }
 
 template <class T>
@@ -32,11 +50,7 @@ void Linear<T>::backward(const T* dy, T* dx, bool accumulate_dx) {
   // dW[out, in] += dy[rows, out]ᵀ · x[rows, in]
   gemm<T>({.m = out_, .n = in_, .k = rows, .trans_a = true}, dy, saved_x_, weight_.grad.data(),
           T(1), T(1));
-  if (has_bias_) {  // db[o] += sum_r dy[r, o]
-    T* db = bias_.grad.data();
-    for (int64_t r = 0; r < rows; ++r)
-      for (int64_t o = 0; o < out_; ++o) db[o] += dy[r * out_ + o];
-  }
+  if (has_bias_) add_column_sums(dy, rows, out_, bias_.grad.data());  // db[o] += sum_r dy[r, o]
   // dx[rows, in] = dy[rows, out] · W[out, in]
   if (dx) {
     gemm<T>({.m = rows, .n = in_, .k = out_}, dy, weight_.value.data(), dx, T(1),

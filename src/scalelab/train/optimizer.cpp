@@ -27,8 +27,12 @@ double learning_rate(const ScheduleOptions& s, int64_t step) {
 template <class T>
 double clip_grad_norm(const ParameterRefs<T>& params, double max_norm) {
   double sq = 0;
-  for (const Parameter<T>* p : params)
-    for (T g : p->grad) sq += double(g) * double(g);
+  for (const Parameter<T>* p : params) {
+    const T* g = p->grad.data();
+    const int64_t n = p->grad.numel();
+#pragma omp simd reduction(+ : sq)
+    for (int64_t j = 0; j < n; ++j) sq += double(g[j]) * double(g[j]);
+  }
   const double norm = std::sqrt(sq);
   if (max_norm > 0 && norm > max_norm) {
     const T factor = static_cast<T>(max_norm / (norm + 1e-12));
@@ -49,6 +53,25 @@ Optimizer<T>::Optimizer(ParameterRefs<T> params, const OptimizerOptions& options
   }
 }
 
+// Adam as PyTorch 1.13 writes it: m <- b1 m + (1 - b1) g; v <- b2 v + (1 - b2) g²;
+// w <- w - (lr / c1) · m / (sqrt(v) / sqrt(c2) + eps), with c_i = 1 - b_i^t; AdamW adds lr·wd·w
+// to the step (decoupled), Adam adds wd·w to g. The per-element math runs in T with the
+// constants folded once per step, so that the loop vectorises: it is memory-bound, touching
+// w, g, m and v once each.
+template <class T>
+void adam_update(const AdamConstants<T>& k, T* __restrict w, const T* __restrict grad,
+                 T* __restrict m, T* __restrict v, int64_t begin, int64_t end) {
+#pragma omp simd
+  for (int64_t j = begin; j < end; ++j) {
+    const T g = grad[j] + k.coupled_decay * w[j];
+    const T mj = k.b1 * m[j] + k.one_minus_b1 * g;
+    const T vj = k.b2 * v[j] + k.one_minus_b2 * g * g;
+    m[j] = mj;
+    v[j] = vj;
+    w[j] -= k.step_size * mj / (std::sqrt(vj) * k.inv_sqrt_c2 + k.eps) + k.decoupled_decay * w[j];
+  }
+}
+
 template <class T>
 void Optimizer<T>::step(double lr) {
   ++t_;
@@ -58,8 +81,6 @@ void Optimizer<T>::step(double lr) {
     Parameter<T>& p = *params_[i];
     T* w = p.value.data();
     const T* grad = p.grad.data();
-    T* m = m_[i].data();
-    T* v = v_[i].data();
     const double wd = p.decay ? opt_.weight_decay : 0.0;
     const int64_t n = p.value.numel();
     if (opt_.kind == OptimizerKind::sgd) {
@@ -67,16 +88,20 @@ void Optimizer<T>::step(double lr) {
       continue;
     }
     const bool decoupled = opt_.kind == OptimizerKind::adamw;
-    parallel_for((n + 4095) / 4096, [&](int64_t chunk) {
-      const int64_t end = std::min(n, (chunk + 1) * 4096);
-      for (int64_t j = chunk * 4096; j < end; ++j) {
-        const double g = double(grad[j]) + (decoupled ? 0.0 : wd * w[j]);
-        m[j] = static_cast<T>(b1 * m[j] + (1 - b1) * g);
-        v[j] = static_cast<T>(b2 * v[j] + (1 - b2) * g * g);
-        double update = (m[j] / c1) / (std::sqrt(v[j] / c2) + opt_.eps);
-        if (decoupled) update += wd * w[j];
-        w[j] -= static_cast<T>(lr * update);
-      }
+    const AdamConstants<T> k{.b1 = T(b1),
+                             .one_minus_b1 = T(1 - b1),
+                             .b2 = T(b2),
+                             .one_minus_b2 = T(1 - b2),
+                             .step_size = T(lr / c1),
+                             .inv_sqrt_c2 = T(1 / std::sqrt(c2)),
+                             .eps = T(opt_.eps),
+                             .coupled_decay = T(decoupled ? 0.0 : wd),
+                             .decoupled_decay = T(decoupled ? lr * wd : 0.0)};
+    T* m = m_[i].data();
+    T* v = v_[i].data();
+    constexpr int64_t kChunk = 8192;
+    parallel_for((n + kChunk - 1) / kChunk, [&](int64_t chunk) {
+      adam_update(k, w, grad, m, v, chunk * kChunk, std::min(n, (chunk + 1) * kChunk));
     });
   }
 }

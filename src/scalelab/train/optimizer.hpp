@@ -41,6 +41,17 @@ double learning_rate(const ScheduleOptions& s, int64_t step);
 template <class T>
 double clip_grad_norm(const ParameterRefs<T>& params, double max_norm);
 
+// Per-step Adam constants, folded once so that the element loop is branch-free (optimizer.cpp).
+template <class T>
+struct AdamConstants {
+  T b1, one_minus_b1, b2, one_minus_b2;
+  T step_size;    // lr / (1 - b1^t)
+  T inv_sqrt_c2;  // 1 / sqrt(1 - b2^t)
+  T eps;
+  T coupled_decay;    // Adam: wd, added to the gradient
+  T decoupled_decay;  // AdamW: lr · wd, applied to the weight
+};
+
 template <class T>
 class Optimizer {
  public:
