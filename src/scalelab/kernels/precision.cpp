@@ -93,7 +93,7 @@ const char* precision_op_name(PrecisionOp op) {
       "input_cast", "embedding_scale", "q_scale",      "qk_matmul",     "logit_scale",
       "softmax_max_sub", "softmax_exp", "softmax_sum", "softmax_div",   "pv_matmul",
       "layernorm_sum", "layernorm_var", "layernorm_normalize", "residual_add", "gemm",
-      "loss_scale"};
+      "loss_scale", "activation_grad", "weight_grad"};
   return names[static_cast<int>(op)];
 }
 

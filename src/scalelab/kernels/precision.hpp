@@ -62,8 +62,10 @@ enum class PrecisionOp {
   residual_add,         // x + f(x)
   gemm,                 // a linear layer's products and sums
   loss_scale,           // loss · scale and gradients · scale
+  activation_grad,      // a gradient passed between layers in the backward (training)
+  weight_grad,          // a parameter's gradient (training)
 };
-constexpr int kPrecisionOps = 16;
+constexpr int kPrecisionOps = 18;
 const char* precision_op_name(PrecisionOp op);
 
 // What happened to the results of one op.

@@ -174,8 +174,13 @@ const Tensor<T>& Transformer<T>::run_stack(Stack& s, const int32_t* ids, BlockCa
     for (int64_t r = 0; r < rows; ++r)                                 // + P[pos]
       for (int64_t j = 0; j < d; ++j) s.e0[r * d + j] += s.positions.value[(r % call.len) * d + j];
   }
-  if (config_.embedding.layernorm) s.embed_norm.forward(s.e0.data(), rows, s.x0.data());  // N_e
-  else std::memcpy(s.x0.data(), s.e0.data(), s.e0.bytes());
+  round_tensor(mode.rounding, s.e0.data(), rows * d, PrecisionOp::embedding_scale);
+  if (config_.embedding.layernorm) {
+    s.embed_norm.forward(s.e0.data(), rows, s.x0.data());  // N_e
+    round_tensor(mode.rounding, s.x0.data(), rows * d, PrecisionOp::layernorm_normalize);
+  } else {
+    std::memcpy(s.x0.data(), s.e0.data(), s.e0.bytes());
+  }
   s.dropout.forward(s.x0.data(), rows * d, mode.rng, mode.training);
   if (config_.positions == PositionEncoding::t5_bias) {  // shared by every layer of the stack
     const int64_t H = config_.n_heads;
@@ -186,11 +191,16 @@ const Tensor<T>& Transformer<T>::run_stack(Stack& s, const int32_t* ids, BlockCa
     call.self_bias = s.bias.data();
     call.self_dbias = s.dbias.data();
   }
+  call.rounding = mode.rounding;
   const T* x = s.x0.data();
   for (Block<T>& b : s.blocks) x = b.forward(call, x).data();
   s.out.resize({rows, d});
-  if (has_final_norm()) s.final_norm.forward(x, rows, s.out.data());
-  else std::memcpy(s.out.data(), x, rows * d * sizeof(T));
+  if (has_final_norm()) {
+    s.final_norm.forward(x, rows, s.out.data());
+    round_tensor(mode.rounding, s.out.data(), rows * d, PrecisionOp::layernorm_normalize);
+  } else {
+    std::memcpy(s.out.data(), x, rows * d * sizeof(T));
+  }
   return s.out;
 }
 
@@ -198,8 +208,12 @@ template <class T>
 void Transformer<T>::backward_stack(Stack& s, const T* dout, T* dmemory) {
   const int64_t rows = s.batch * s.len, d = config_.d_model;
   s.dx.resize({rows, d});
-  if (has_final_norm()) s.final_norm.backward(dout, s.dx.data());  // from out = N_f(x_L)
-  else std::memcpy(s.dx.data(), dout, rows * d * sizeof(T));
+  if (has_final_norm()) {
+    s.final_norm.backward(dout, s.dx.data());  // from out = N_f(x_L)
+    round_tensor(rounding_, s.dx.data(), rows * d, PrecisionOp::activation_grad);
+  } else {
+    std::memcpy(s.dx.data(), dout, rows * d * sizeof(T));
+  }
   for (auto it = s.blocks.rbegin(); it != s.blocks.rend(); ++it) {
     const Tensor<T>& dx = it->backward(s.dx.data(), dmemory);
     std::memcpy(s.dx.data(), dx.data(), rows * d * sizeof(T));
@@ -209,6 +223,7 @@ void Transformer<T>::backward_stack(Stack& s, const T* dout, T* dmemory) {
   if (config_.embedding.layernorm) {          // from x0 = N_e(e0)
     s.de0.resize({rows, d});
     s.embed_norm.backward(s.dx.data(), s.de0.data());
+    round_tensor(rounding_, s.de0.data(), rows * d, PrecisionOp::activation_grad);
     de0 = s.de0.data();
   }
   if (config_.positions == PositionEncoding::learned) {  // from e0 += P[pos]
@@ -255,6 +270,7 @@ const Tensor<T>& Transformer<T>::decode(const ModelInput& in, const ForwardMode&
     const T cap = static_cast<T>(config_.output_softcap);
     for (T& z : logits_) z = cap * std::tanh(z / cap);
   }
+  round_tensor(mode.rounding, logits_.data(), rows * V, PrecisionOp::gemm);
   return logits_;
 }
 
@@ -262,6 +278,7 @@ template <class T>
 const Tensor<T>& Transformer<T>::forward(const ModelInput& in, const ForwardMode& mode) {
   SL_CHECK(!mode.training || config_.dropout == 0 || mode.rng,
            "training with dropout needs a random generator");
+  rounding_ = mode.rounding;
   if (encoder_decoder_) encode(in, mode);
   return decode(in, mode);
 }
@@ -270,13 +287,20 @@ template <class T>
 void Transformer<T>::backward(const T* dlogits) {
   const ModelInput& in = input_;
   const int64_t rows = in.batch * in.tgt_len, V = config_.tgt_vocab, d = config_.d_model;
+  if (rounding_ && rounding_->dtype != DType::f32) {  // the (scaled) loss gradient, stored in the format
+    dlogits_.resize({rows, V});
+    std::memcpy(dlogits_.data(), dlogits, rows * V * sizeof(T));
+    round_tensor(rounding_, dlogits_.data(), rows * V, PrecisionOp::loss_scale);
+    dlogits = dlogits_.data();
+  }
   if (config_.output_softcap > 0) {  // from logits = cap tanh(z / cap): dz = dlogits (1 - (logits/cap)²)
     const T cap = static_cast<T>(config_.output_softcap);
     dlogits_.resize({rows, V});
-    for (int64_t i = 0; i < rows * V; ++i) {
+    for (int64_t i = 0; i < rows * V; ++i) {  // (in place when dlogits is dlogits_)
       const T t = logits_[i] / cap;
       dlogits_[i] = dlogits[i] * (T(1) - t * t);
     }
+    round_tensor(rounding_, dlogits_.data(), rows * V, PrecisionOp::activation_grad);
     dlogits = dlogits_.data();
   }
   const T c = static_cast<T>(config_.embedding.output_scale);
@@ -285,6 +309,7 @@ void Transformer<T>::backward(const T* dlogits) {
   gemm<T>({.m = V, .n = d, .k = rows, .trans_a = true}, dlogits, decoder_.out.data(), dW, c, T(1));
   dh_.resize({rows, d});
   gemm<T>({.m = rows, .n = d, .k = V}, dlogits, output_weight(), dh_.data(), c);
+  round_tensor(rounding_, dh_.data(), rows * d, PrecisionOp::activation_grad);
   T* dmemory = nullptr;
   if (encoder_decoder_) {
     dmemory_.resize({in.batch * in.src_len, d});
@@ -292,7 +317,10 @@ void Transformer<T>::backward(const T* dlogits) {
     dmemory = dmemory_.data();
   }
   backward_stack(decoder_, dh_.data(), dmemory);
-  if (encoder_decoder_) backward_stack(encoder_, dmemory_.data(), nullptr);
+  if (encoder_decoder_) {
+    round_tensor(rounding_, dmemory_.data(), dmemory_.numel(), PrecisionOp::activation_grad);
+    backward_stack(encoder_, dmemory_.data(), nullptr);
+  }
 }
 
 template class Transformer<float>;

@@ -28,6 +28,8 @@ struct ModelInput {
 struct ForwardMode {
   bool training = false;  // dropout on
   Rng* rng = nullptr;     // dropout masks; required when training with dropout > 0
+  // bf16/f16 training: tensors stored in the format (nn/rounding.hpp); kept for the backward.
+  const TensorRounding* rounding = nullptr;
 };
 
 template <class T>
@@ -90,6 +92,7 @@ class Transformer {
   Parameter<T> out_weight_;  // untied output projection [tgt_vocab, d]
   Tensor<T> logits_, dlogits_, dh_, dmemory_;
   ModelInput input_;
+  const TensorRounding* rounding_ = nullptr;  // of the last forward, for its backward
 };
 
 }  // namespace scalelab

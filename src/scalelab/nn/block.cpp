@@ -62,6 +62,7 @@ const Tensor<T>& Block<T>::forward(const BlockCall& call, const T* x) {
   rows_ = call.batch * call.len;
   const int64_t n = rows_ * opt_.d_model;
   const Shape shape{rows_, opt_.d_model};
+  const TensorRounding* r = call.rounding;  // bf16/f16 storage of each produced tensor, or null
   const T* in = x;
   for (Stage& s : stages_) {
     s.in = in;
@@ -71,25 +72,35 @@ const Tensor<T>& Block<T>::forward(const BlockCall& call, const T* x) {
       case NormPlacement::pre:
         s.f_in.resize(shape);
         s.norm.forward(in, rows_, s.f_in.data());       // N(x)
+        round_tensor(r, s.f_in.data(), n, PrecisionOp::layernorm_normalize);
         run(s, s.f_in.data(), s.f_out.data());          // f(N(x))
+        round_tensor(r, s.f_out.data(), n, PrecisionOp::gemm);
         s.dropout.forward(s.f_out.data(), n, call.rng, call.training);
         for (int64_t i = 0; i < n; ++i) s.out[i] = in[i] + s.f_out[i];  // x + D(f(N(x)))
+        round_tensor(r, s.out.data(), n, PrecisionOp::residual_add);
         break;
       case NormPlacement::sandwich:
         s.f_in.resize(shape);
         s.f_raw.resize(shape);
         s.norm.forward(in, rows_, s.f_in.data());                 // N(x)
+        round_tensor(r, s.f_in.data(), n, PrecisionOp::layernorm_normalize);
         run(s, s.f_in.data(), s.f_raw.data());                    // f(N(x))
+        round_tensor(r, s.f_raw.data(), n, PrecisionOp::gemm);
         s.post_norm.forward(s.f_raw.data(), rows_, s.f_out.data());  // N'(f(N(x)))
+        round_tensor(r, s.f_out.data(), n, PrecisionOp::layernorm_normalize);
         s.dropout.forward(s.f_out.data(), n, call.rng, call.training);
         for (int64_t i = 0; i < n; ++i) s.out[i] = in[i] + s.f_out[i];  // x + D(N'(f(N(x))))
+        round_tensor(r, s.out.data(), n, PrecisionOp::residual_add);
         break;
       case NormPlacement::post:
         s.sum.resize(shape);
         run(s, in, s.f_out.data());                     // f(x)
+        round_tensor(r, s.f_out.data(), n, PrecisionOp::gemm);
         s.dropout.forward(s.f_out.data(), n, call.rng, call.training);
         for (int64_t i = 0; i < n; ++i) s.sum[i] = in[i] + s.f_out[i];  // x + D(f(x))
+        round_tensor(r, s.sum.data(), n, PrecisionOp::residual_add);
         s.norm.forward(s.sum.data(), rows_, s.out.data());              // N(x + D(f(x)))
+        round_tensor(r, s.out.data(), n, PrecisionOp::layernorm_normalize);
         break;
     }
     in = s.out.data();
@@ -116,14 +127,18 @@ const Tensor<T>& Block<T>::backward(const T* dy, T* dmemory) {
   grad_b_.resize(shape);  // gradient of its input
   df_.resize(shape);
   std::memcpy(grad_a_.data(), dy, n * sizeof(T));
+  const TensorRounding* r = call_.rounding;  // each gradient below is stored in the format
+  const PrecisionOp grad_op = PrecisionOp::activation_grad;
   for (auto it = stages_.rbegin(); it != stages_.rend(); ++it) {
     Stage& s = *it;
     if (opt_.norm == NormPlacement::post) {
       // from out = N(sum), sum = x + D(f(x)): dsum = N'ᵀ dout; dx = dsum + f'ᵀ D'ᵀ dsum
       s.norm.backward(grad_a_.data(), grad_b_.data());
+      round_tensor(r, grad_b_.data(), n, grad_op);
       std::memcpy(df_.data(), grad_b_.data(), n * sizeof(T));
       s.dropout.backward(df_.data(), n);
       run_backward(s, df_.data(), grad_b_.data());
+      round_tensor(r, grad_b_.data(), n, grad_op);
     } else {
       // from out = x + D(g), g = f(N(x)) or N'(f(N(x))): dx = dout + N'ᵀ f'ᵀ [N''ᵀ] D'ᵀ dout
       std::memcpy(grad_b_.data(), grad_a_.data(), n * sizeof(T));
@@ -132,12 +147,15 @@ const Tensor<T>& Block<T>::backward(const T* dy, T* dmemory) {
       if (opt_.norm == NormPlacement::sandwich) {  // from g = N'(f(.))
         draw_.resize(shape);
         s.post_norm.backward(df_.data(), draw_.data());
+        round_tensor(r, draw_.data(), n, grad_op);
         std::swap(df_, draw_);
       }
       dfin_.resize(shape);
       dfin_.zero();
       run_backward(s, df_.data(), dfin_.data());
+      round_tensor(r, dfin_.data(), n, grad_op);
       s.norm.backward(dfin_.data(), grad_b_.data(), /*accumulate_dx=*/true);  // from N(x)
+      round_tensor(r, grad_b_.data(), n, grad_op);
     }
     std::swap(grad_a_, grad_b_);
   }

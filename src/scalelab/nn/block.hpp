@@ -14,6 +14,7 @@
 #include "scalelab/nn/dropout.hpp"
 #include "scalelab/nn/feed_forward.hpp"
 #include "scalelab/nn/norm.hpp"
+#include "scalelab/nn/rounding.hpp"
 
 namespace scalelab {
 
@@ -28,6 +29,7 @@ struct BlockCall {
   void* self_dbias = nullptr;            // T* its gradient (+=), or null
   bool training = false;
   Rng* rng = nullptr;                    // dropout masks (needed when training)
+  const TensorRounding* rounding = nullptr;  // bf16/f16 training emulation (nn/rounding.hpp), or null
 };
 
 template <class T>

@@ -43,6 +43,17 @@ bool DynamicLossScaler::update(bool found_overflow) {
   return true;
 }
 
+void DynamicLossScaler::restore(const LossScalerState& st) {
+  SL_CHECK(st.scale >= options_.min_scale && st.scale <= options_.max_scale && st.steps >= 0 &&
+               st.skipped >= 0 && st.skipped <= st.steps && st.clean_run >= 0,
+           "loss scaler state out of range: scale = ", st.scale, ", steps = ", st.steps,
+           ", skipped = ", st.skipped, ", clean run = ", st.clean_run);
+  scale_ = st.scale;
+  steps_ = st.steps;
+  skipped_ = st.skipped;
+  clean_run_ = st.clean_run;
+}
+
 bool DynamicLossScaler::has_overflow(const float* grads, int64_t n) {
   // x - x is 0 for finite x and NaN for inf or NaN: one branch-free pass.
   float acc = 0.0f;

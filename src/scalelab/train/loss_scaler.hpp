@@ -24,6 +24,12 @@ struct LossScalerOptions {
 // Throws Error naming the field if options are inconsistent.
 void validate(const LossScalerOptions& options);
 
+// What a checkpoint keeps so that a resumed run continues with the same scale.
+struct LossScalerState {
+  double scale = 0;
+  int64_t steps = 0, skipped = 0, clean_run = 0;
+};
+
 class DynamicLossScaler {
  public:
   explicit DynamicLossScaler(LossScalerOptions options = {});
@@ -34,13 +40,17 @@ class DynamicLossScaler {
 
   // Whether any of the n gradients is inf or NaN.
   static bool has_overflow(const float* grads, int64_t n);
-  // grads /= scale (after the backward of the scaled loss, before clipping and the step).
+  // grads /= scale (after the backward of the scaled loss, before clipping and the step). Call
+  // it before update(): a growth in update() changes scale().
   void unscale(float* grads, int64_t n) const;
 
   int64_t steps() const { return steps_; }
   int64_t skipped_steps() const { return skipped_; }
   int64_t clean_steps_in_a_row() const { return clean_run_; }
   const LossScalerOptions& options() const { return options_; }
+  LossScalerState state() const { return {scale_, steps_, skipped_, clean_run_}; }
+  // Throws Error if the state is outside the options' range (a checkpoint of another run).
+  void restore(const LossScalerState& state);
 
  private:
   LossScalerOptions options_;

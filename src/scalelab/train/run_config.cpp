@@ -90,8 +90,19 @@ void parse_train(ConfigSection s, TrainConfig& c, int64_t d_model) {
   c.seed = static_cast<uint64_t>(seed);
   c.threads = s.get_int("threads", c.threads);
   if (c.threads < 0) s.fail("threads", "must be >= 0 (0: all cores)");
+  c.flush_denormals = s.get_bool("flush_denormals", c.flush_denormals);
   c.run_dir = s.get_string("run_dir", c.run_dir);
   if (c.run_dir.empty()) s.fail("run_dir", "must not be empty");
+  PrecisionConfig& p = c.precision;
+  p.dtype = parse_dtype(s.get_choice("precision", "f32", {"f32", "bf16", "f16"}));
+  const std::string scaling = s.get_choice("loss_scale", p.dtype == DType::f16 ? "dynamic" : "none",
+                                           {"dynamic", "none"});
+  p.dynamic_loss_scale = scaling == "dynamic";
+  p.scaler.initial_scale = s.get_double("loss_scale_init", p.scaler.initial_scale);
+  p.scaler.growth_interval = s.get_int("loss_scale_window", p.scaler.growth_interval);
+  if (!(p.scaler.initial_scale >= p.scaler.min_scale && p.scaler.initial_scale <= p.scaler.max_scale))
+    s.fail("loss_scale_init", "must be in [2^-14, 2^24]");
+  if (p.scaler.growth_interval < 1) s.fail("loss_scale_window", "must be >= 1");
   s.finish();
 }
 
@@ -177,7 +188,12 @@ Json run_config_to_json(const RunConfig& c) {
                 {"log_every", t.log_every},
                 {"seed", t.seed},
                 {"threads", t.threads},
-                {"run_dir", t.run_dir}};
+                {"flush_denormals", t.flush_denormals},
+                {"run_dir", t.run_dir},
+                {"precision", dtype_name(t.precision.dtype)},
+                {"loss_scale", t.precision.dynamic_loss_scale ? "dynamic" : "none"},
+                {"loss_scale_init", t.precision.scaler.initial_scale},
+                {"loss_scale_window", t.precision.scaler.growth_interval}};
   Json out = {{"model", model_config_to_json(c.model)}, {"data", data_config_to_json(c.data)},
               {"train", train}};
   if (!c.preset.empty()) out["preset"] = c.preset;

@@ -7,9 +7,19 @@
 
 #include "scalelab/data/task.hpp"
 #include "scalelab/model/config.hpp"
+#include "scalelab/kernels/precision.hpp"
+#include "scalelab/train/loss_scaler.hpp"
 #include "scalelab/train/optimizer.hpp"
 
 namespace scalelab {
+
+// Training in a reduced format (nn/rounding.hpp): tensors stored in bf16 or f16, f32 master
+// weights, and dynamic loss scaling (train/loss_scaler.hpp) on by default for f16.
+struct PrecisionConfig {
+  DType dtype = DType::f32;          // train.precision
+  bool dynamic_loss_scale = false;   // train.loss_scale = "dynamic" | "none"
+  LossScalerOptions scaler;          // train.loss_scale_init, train.loss_scale_window
+};
 
 struct TrainConfig {
   int64_t steps = 1000;
@@ -25,7 +35,9 @@ struct TrainConfig {
   int64_t log_every = 10;
   uint64_t seed = 1;             // batches and dropout
   int64_t threads = 0;           // 0: all cores
+  bool flush_denormals = true;   // subnormal floats read and written as 0 (core/denormals.hpp)
   std::string run_dir = "runs/latest";
+  PrecisionConfig precision;
 };
 
 struct RunConfig {

@@ -6,8 +6,10 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <limits>
 #include <sstream>
 
+#include "scalelab/core/denormals.hpp"
 #include "scalelab/core/parallel.hpp"
 #include "scalelab/model/checkpoint.hpp"
 #include "scalelab/train/decode.hpp"
@@ -42,6 +44,19 @@ void write_text_atomically(const std::string& path, const std::string& text) {
     out << text;
   }
   fs::rename(tmp, path);
+}
+
+// {op: {results, overflow, nan, underflow, subnormal, max_abs}} for the ops with any result.
+Json counters_to_json(const OverflowCounters& c) {
+  Json out = Json::object();
+  for (int i = 0; i < kPrecisionOps; ++i) {
+    const OpCounts& o = c.ops[i];
+    if (o.results == 0) continue;
+    out[precision_op_name(static_cast<PrecisionOp>(i))] = {
+        {"results", o.results}, {"overflow", o.overflow},   {"nan", o.nan},
+        {"underflow", o.underflow}, {"subnormal", o.subnormal}, {"max_abs", o.max_abs}};
+  }
+  return out;
 }
 
 }  // namespace
@@ -91,23 +106,67 @@ Trainer::Trainer(const RunConfig& config, const TaskData& data)
     : config_(config),
       data_(data),
       model_((config_.model = resolve_vocab(config.model, data), config_.model)),
-      optimizer_(model_.parameters(), config.train.optimizer) {}
+      optimizer_(model_.parameters(), config.train.optimizer) {
+  const PrecisionConfig& p = config_.train.precision;
+  rounding_ = {.dtype = p.dtype, .counters = &counters_};
+  if (p.dynamic_loss_scale) scaler_.emplace(p.scaler);
+}
 
-double Trainer::train_step(const Batch& batch, int64_t step, double lr, double* grad_norm,
-                           double* nll) {
+void Trainer::round_weights_to_format() {
+  const auto& params = optimizer_.params();
+  master_.resize(params.size());
+  for (size_t i = 0; i < params.size(); ++i) {
+    master_[i] = params[i]->value;  // f32 master copy
+    round_tensor(&rounding_, params[i]->value.data(), params[i]->value.numel(),
+                 PrecisionOp::input_cast);
+  }
+}
+
+void Trainer::restore_master_weights_and_round_grads() {
+  const auto& params = optimizer_.params();
+  for (size_t i = 0; i < params.size(); ++i) {
+    std::swap(params[i]->value, master_[i]);
+    round_tensor(&rounding_, params[i]->grad.data(), params[i]->grad.numel(),
+                 PrecisionOp::weight_grad);
+  }
+}
+
+Trainer::StepResult Trainer::train_step(const Batch& batch, int64_t step, double lr) {
   Rng dropout_rng(config_.train.seed * 0x9E3779B97F4A7C15ull + static_cast<uint64_t>(step));
+  const bool reduced = rounding_.dtype != DType::f32;
   model_.zero_grad();
-  const Tensor<float>& logits =
-      model_.forward(model_input(batch), ForwardMode{.training = true, .rng = &dropout_rng});
+  if (reduced) round_weights_to_format();
+  const Tensor<float>& logits = model_.forward(
+      model_input(batch), ForwardMode{.training = true, .rng = &dropout_rng,
+                                      .rounding = reduced ? &rounding_ : nullptr});
   dlogits_.resize(logits.shape());
   const LossResult l = cross_entropy<float>(logits.data(), batch.tgt_out.data(),
                                             batch.size * batch.tgt_len, model_.config().tgt_vocab,
                                             config_.train.label_smoothing, kPadId, dlogits_.data());
+  if (scaler_) {  // backward of S · loss (rounded to the format inside the model's backward)
+    const float s = static_cast<float>(scaler_->scale());
+    for (float& g : dlogits_) g *= s;
+  }
   model_.backward(dlogits_.data());
-  *grad_norm = clip_grad_norm(optimizer_.params(), config_.train.clip_norm);
+  if (reduced) restore_master_weights_and_round_grads();
+  StepResult r{.loss = l.loss, .nll = l.nll};
+  if (scaler_) {
+    bool overflow = false;
+    for (const Parameter<float>* p : optimizer_.params())
+      overflow = overflow || DynamicLossScaler::has_overflow(p->grad.data(), p->grad.numel());
+    const double used_scale = scaler_->scale();
+    r.applied = scaler_->update(overflow);
+    if (!r.applied) {
+      r.grad_norm = std::numeric_limits<double>::quiet_NaN();
+      return r;
+    }
+    const float inv = static_cast<float>(1.0 / used_scale);
+    for (Parameter<float>* p : optimizer_.params())
+      for (float& g : p->grad) g *= inv;
+  }
+  r.grad_norm = clip_grad_norm(optimizer_.params(), config_.train.clip_norm);
   optimizer_.step(lr);
-  *nll = l.nll;
-  return l.loss;
+  return r;
 }
 
 void Trainer::save(const std::string& path, int64_t step) {
@@ -118,6 +177,14 @@ void Trainer::save(const std::string& path, int64_t step) {
                      optimizer_.first_moments()[i].data()});
     extra.push_back({"optimizer.v." + params[i]->name, params[i]->value.shape(),
                      optimizer_.second_moments()[i].data()});
+  }
+  // [scale, steps, skipped, clean run]: exact in float (scale is a power of two <= 2^24).
+  Tensor<float> scaler_state({4});
+  if (scaler_) {
+    const LossScalerState st = scaler_->state();
+    scaler_state[0] = float(st.scale), scaler_state[1] = float(st.steps);
+    scaler_state[2] = float(st.skipped), scaler_state[3] = float(st.clean_run);
+    extra.push_back({"loss_scaler.state", scaler_state.shape(), scaler_state.data()});
   }
   save_checkpoint(path, model_, run_config_to_json(config_), step, extra);
 }
@@ -139,6 +206,16 @@ int64_t Trainer::restore(const std::string& path) {
     }
   }
   optimizer_.set_steps(c.step);
+  if (scaler_) {
+    auto it = c.file.tensors.find("loss_scaler.state");
+    if (it != c.file.tensors.end()) {  // absent: the run was f32 until now; the scaler starts fresh
+      SL_CHECK(it->second.numel() == 4, path, ": loss_scaler.state has ", it->second.numel(),
+               " values, expected 4");
+      const Tensor<float>& st = it->second;
+      scaler_->restore({st[0], int64_t(st[1]), int64_t(st[2]), int64_t(st[3])});
+      optimizer_.set_steps(c.step - scaler_->skipped_steps());  // skipped steps did not move Adam
+    }
+  }
   const Json& saved_train = c.run_config.value("train", Json::object());
   saved_steps_ = saved_train.value("steps", config_.train.steps);
   return c.step;
@@ -147,6 +224,7 @@ int64_t Trainer::restore(const std::string& path) {
 TrainSummary Trainer::run(const TrainerOptions& options) {
   const TrainConfig& tc = config_.train;
   if (tc.threads > 0) set_num_threads(static_cast<int>(tc.threads));
+  const FlushDenormals flush_denormals(tc.flush_denormals);  // after the thread count is set
   const fs::path dir(tc.run_dir);
   const std::string checkpoint_path = (dir / "checkpoint.safetensors").string();
   const std::string metrics_path = (dir / "metrics.jsonl").string();
@@ -201,26 +279,41 @@ TrainSummary Trainer::run(const TrainerOptions& options) {
       *options.progress << std::defaultfloat << "\n";
     }
   };
+  const bool reduced = tc.precision.dtype != DType::f32;
   for (int64_t step = start_step + 1; step <= tc.steps; ++step) {
     const Batch batch = stream.next();
     const double lr = learning_rate(tc.schedule, step);
-    double grad_norm = 0, nll = 0;
-    last_loss = train_step(batch, step, lr, &grad_norm, &nll);
+    const StepResult r = train_step(batch, step, lr);
+    last_loss = r.loss;
+    if (!r.applied) summary.skipped_steps += 1;
     tokens += batch.target_tokens;
     const double elapsed = std::chrono::duration<double>(clock::now() - t0).count();
     if (step % tc.log_every == 0 || step == tc.steps) {
       const double tps = tokens / std::max(elapsed, 1e-9);
       const double eta = elapsed / double(step - start_step) * double(tc.steps - step);
-      metrics << Json{{"split", "train"}, {"step", step}, {"loss", last_loss}, {"nll", nll},
-                      {"lr", lr}, {"grad_norm", grad_norm}, {"tokens", tokens},
-                      {"tokens_per_s", tps}, {"time_s", elapsed}}.dump()
-              << "\n" << std::flush;
+      Json rec = {{"split", "train"}, {"step", step}, {"loss", last_loss}, {"nll", r.nll},
+                  {"lr", lr}, {"grad_norm", r.applied ? Json(r.grad_norm) : Json(nullptr)},
+                  {"tokens", tokens}, {"tokens_per_s", tps}, {"time_s", elapsed}};
+      if (reduced || scaler_) {
+        rec["precision"] = dtype_name(tc.precision.dtype);
+        rec["skipped_steps"] = summary.skipped_steps;
+        if (scaler_) rec["loss_scale"] = scaler_->scale();
+        rec["rounding"] = counters_to_json(counters_);  // since the previous train record
+        run_counters_.merge(counters_);
+        counters_ = {};
+      }
+      metrics << rec.dump() << "\n" << std::flush;
       if (options.progress) {
         *options.progress << "step " << step << "/" << tc.steps << "  loss " << std::fixed
                           << std::setprecision(4) << last_loss << "  lr " << std::scientific
                           << std::setprecision(2) << lr << std::fixed << "  tok/s "
                           << std::setprecision(0) << tps << "  ETA " << format_duration(eta)
-                          << std::defaultfloat << "\n";
+                          << std::defaultfloat;
+        if (scaler_) {
+          *options.progress << "  scale " << scaler_->scale() << "  skipped "
+                            << summary.skipped_steps;
+        }
+        *options.progress << "\n";
       }
     }
     if (!std::isfinite(last_loss)) {
@@ -240,7 +333,14 @@ TrainSummary Trainer::run(const TrainerOptions& options) {
   Json s = {{"steps", summary.steps}, {"final_train_loss", summary.final_train_loss},
             {"valid_loss", summary.valid.nll}, {"valid_token_accuracy", summary.valid.token_accuracy},
             {"seconds", summary.seconds}, {"tokens_per_second", summary.tokens_per_second},
-            {"parameters", summary.parameters}, {"threads", num_threads()}};
+            {"parameters", summary.parameters}, {"threads", num_threads()},
+            {"precision", dtype_name(tc.precision.dtype)}, {"skipped_steps", summary.skipped_steps}};
+  if (scaler_) s["loss_scale"] = scaler_->scale();
+  if (reduced) {
+    run_counters_.merge(counters_);
+    counters_ = {};
+    s["rounding"] = counters_to_json(run_counters_);  // this session's steps (not before a resume)
+  }
   if (summary.valid.exact_match >= 0) s["valid_exact_match"] = summary.valid.exact_match;
   write_text_atomically((dir / "summary.json").string(), s.dump(2) + "\n");
   return summary;

@@ -7,16 +7,22 @@
 //                              ("split": "valid")
 //   checkpoint.safetensors     the latest weights + optimizer state (docs/checkpoint.md)
 //   summary.json               the final figures
+// train.precision = bf16 | f16 trains with tensors stored in the format (nn/rounding.hpp) and f32
+// master weights; with f16 a dynamic loss scaler skips the steps whose gradients overflow. The
+// log records then carry the loss scale, the skipped steps and the per-op overflow counts.
 // Determinism: batches come from train.seed, dropout masks from (train.seed, step), so the same
 // config and thread count give the same loss sequence, also across a resume.
 #pragma once
 #include <functional>
 #include <iosfwd>
+#include <optional>
 #include <string>
 
 #include "scalelab/data/batch.hpp"
 #include "scalelab/data/task.hpp"
 #include "scalelab/model/transformer.hpp"
+#include "scalelab/nn/rounding.hpp"
+#include "scalelab/train/loss_scaler.hpp"
 #include "scalelab/train/run_config.hpp"
 
 namespace scalelab {
@@ -29,6 +35,7 @@ struct EvalResult {
 
 struct TrainSummary {
   int64_t steps = 0;
+  int64_t skipped_steps = 0;  // dropped by the loss scaler (gradients inf or NaN)
   double final_train_loss = 0;
   EvalResult valid;
   double seconds = 0;
@@ -48,8 +55,15 @@ class Trainer {
   Transformer<float>& model() { return model_; }
 
  private:
-  double train_step(const Batch& batch, int64_t step, double lr, double* grad_norm,
-                    double* nll);
+  struct StepResult {
+    double loss = 0, nll = 0, grad_norm = 0;
+    bool applied = true;  // false: skipped by the loss scaler
+  };
+  StepResult train_step(const Batch& batch, int64_t step, double lr);
+  // bf16/f16: the forward and backward use the weights rounded to the format; the optimizer
+  // updates the f32 masters (kept here in between).
+  void round_weights_to_format();
+  void restore_master_weights_and_round_grads();
   void save(const std::string& path, int64_t step);
   int64_t restore(const std::string& path);
 
@@ -59,6 +73,12 @@ class Trainer {
   Optimizer<float> optimizer_;
   Tensor<float> dlogits_;
   int64_t saved_steps_ = 0;  // train.steps of the run a resumed checkpoint came from
+  // Reduced precision (train.precision): the format, the counts since the last log line and
+  // over the run, the f32 master weights, and the loss scaler (f16 by default).
+  TensorRounding rounding_;
+  OverflowCounters counters_, run_counters_;
+  std::vector<Tensor<float>> master_;
+  std::optional<DynamicLossScaler> scaler_;
 };
 
 EvalResult evaluate(Transformer<float>& model, const TaskData& data,
