@@ -154,15 +154,15 @@ Trainer::StepResult Trainer::train_step(const Batch& batch, int64_t step, double
     bool overflow = false;
     for (const Parameter<float>* p : optimizer_.params())
       overflow = overflow || DynamicLossScaler::has_overflow(p->grad.data(), p->grad.numel());
-    const double used_scale = scaler_->scale();
+    if (!overflow) {  // by the scale the backward used: before update(), which may grow it
+      for (Parameter<float>* p : optimizer_.params())
+        scaler_->unscale(p->grad.data(), p->grad.numel());
+    }
     r.applied = scaler_->update(overflow);
     if (!r.applied) {
       r.grad_norm = std::numeric_limits<double>::quiet_NaN();
       return r;
     }
-    const float inv = static_cast<float>(1.0 / used_scale);
-    for (Parameter<float>* p : optimizer_.params())
-      for (float& g : p->grad) g *= inv;
   }
   r.grad_norm = clip_grad_norm(optimizer_.params(), config_.train.clip_norm);
   optimizer_.step(lr);
