@@ -18,6 +18,10 @@ void add_info(CLI::App& app) {
     for (const std::string& f : cpu.features) std::cout << " " << f;
     std::cout << "\n";
     std::cout << "gemm: " << gemm_backend_description() << "\n";
+    std::cout << "bf16 matmul (train.matmul_precision = \"bf16\"): "
+              << (bf16_matmul_in_hardware() ? "in hardware (AMX or AVX512-BF16)"
+                                            : "emulated (operands rounded, f32 GEMM: no speed-up)")
+              << "\n";
     std::cout << "threads: " << num_threads() << " (OpenMP; set OMP_NUM_THREADS or train.threads)\n";
   });
 }

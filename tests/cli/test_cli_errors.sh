@@ -50,6 +50,7 @@ expect_error bad-choice "allowed values: post, pre" "$bin" train -c "$tmp/base.t
 expect_error unknown-set-key "unknown key train.stesp" "$bin" train -c "$tmp/base.toml" --set train.stesp=3
 expect_error negative-lr "train.lr = -1" "$bin" train -c "$tmp/base.toml" --set train.lr=-1
 expect_error bad-precision "train.precision = \"f8\"" "$bin" train -c "$tmp/base.toml" --set train.precision=f8
+expect_error bad-matmul-precision "train.matmul_precision = \"tf32\"" "$bin" train -c "$tmp/base.toml" --set train.matmul_precision=tf32
 expect_error bad-loss-scale "train.loss_scale_init" "$bin" train -c "$tmp/base.toml" --set train.precision=f16 --set train.loss_scale_init=0
 expect_error bad-override "expected section.key=value" "$bin" train -c "$tmp/base.toml" --set nonsense
 expect_error missing-checkpoint "no such file" "$bin" logits --checkpoint "$tmp/none.safetensors" --input "$tmp/x.npy" --out "$tmp/o.npy"

@@ -43,7 +43,10 @@ void activation_forward(Activation act, const T* x, T* y, int64_t n) {
   if (act == Activation::relu) {
     chunked(n, [&](int64_t b, int64_t e) {
 #pragma omp simd
-      for (int64_t i = b; i < e; ++i) y[i] = std::max(x[i], T(0));
+      for (int64_t i = b; i < e; ++i) {
+        const T v = x[i];
+        y[i] = v < T(0) ? T(0) : v;  // = std::max(v, 0) (NaN and -0 kept), as a blend
+      }
     });
   } else {
     chunked(n, [&](int64_t b, int64_t e) {

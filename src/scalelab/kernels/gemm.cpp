@@ -1,9 +1,13 @@
 #include "scalelab/kernels/gemm.hpp"
 
+#include <atomic>
+#include <vector>
+
 #include <dnnl.hpp>
 
 #include "scalelab/core/error.hpp"
 #include "scalelab/core/parallel.hpp"
+#include "scalelab/kernels/bf16_convert.hpp"
 
 namespace scalelab {
 namespace {
@@ -49,26 +53,18 @@ void gemm<double>(const GemmShape& s, const double* a, const double* b, double* 
   gemm_ref<double>(s, a, b, c, alpha, beta);
 }
 
-// float: one oneDNN matmul primitive. oneDNN keeps its own primitive cache keyed by the
-// descriptor, so repeated shapes cost a cache look-up, not a JIT compilation.
-template <>
-void gemm<float>(const GemmShape& s, const float* a, const float* b, float* c, float alpha,
-                 float beta) {
-  if (s.m == 0 || s.n == 0) return;
-  const Strides st = resolve_strides(s);
-  if (s.k == 0) {  // C = beta C, and C is not read when beta = 0 (it may hold NaN)
-    for (int64_t i = 0; i < s.m; ++i)
-      for (int64_t j = 0; j < s.n; ++j) {
-        float& out = c[i * st.ldc + j];
-        out = beta == 0.0f ? 0.0f : beta * out;
-      }
-    return;
-  }
+namespace {
+
+// One oneDNN matmul: C[m, n] (f32, row stride ldc) = alpha op(A) op(B) + beta C, with A and B of
+// the given data type at the given element strides. oneDNN keeps its own primitive cache keyed by
+// the descriptor, so repeated shapes cost a cache look-up, not a JIT compilation.
+void dnnl_matmul(const GemmShape& s, const Strides& st, dnnl::memory::data_type operands,
+                 const void* a, const void* b, float* c, float alpha, float beta) {
   using dnnl::memory;
   const memory::dims a_strides = s.trans_a ? memory::dims{1, st.lda} : memory::dims{st.lda, 1};
   const memory::dims b_strides = s.trans_b ? memory::dims{1, st.ldb} : memory::dims{st.ldb, 1};
-  const memory::desc a_md({s.m, s.k}, memory::data_type::f32, a_strides);
-  const memory::desc b_md({s.k, s.n}, memory::data_type::f32, b_strides);
+  const memory::desc a_md({s.m, s.k}, operands, a_strides);
+  const memory::desc b_md({s.k, s.n}, operands, b_strides);
   const memory::desc c_md({s.m, s.n}, memory::data_type::f32, memory::dims{st.ldc, 1});
 
   dnnl::primitive_attr attr;
@@ -81,12 +77,115 @@ void gemm<float>(const GemmShape& s, const float* a, const float* b, float* c, f
   dnnl::engine& engine = cpu_engine();
   const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a_md, b_md, c_md), attr, engine);
   const dnnl::matmul matmul(pd);
-  memory a_mem(a_md, engine, const_cast<float*>(a));
-  memory b_mem(b_md, engine, const_cast<float*>(b));
+  memory a_mem(a_md, engine, const_cast<void*>(a));
+  memory b_mem(b_md, engine, const_cast<void*>(b));
   memory c_mem(c_md, engine, c);
   dnnl::stream stream(engine);
   matmul.execute(stream, {{DNNL_ARG_SRC, a_mem}, {DNNL_ARG_WEIGHTS, b_mem}, {DNNL_ARG_DST, c_mem}});
   stream.wait();
+}
+
+// C = beta C when k = 0 (C is not read when beta = 0: it may hold NaN). Returns true if handled.
+bool trivial_float_gemm(const GemmShape& s, const Strides& st, float* c, float beta) {
+  if (s.m == 0 || s.n == 0) return true;
+  if (s.k != 0) return false;
+  for (int64_t i = 0; i < s.m; ++i)
+    for (int64_t j = 0; j < s.n; ++j) {
+      float& out = c[i * st.ldc + j];
+      out = beta == 0.0f ? 0.0f : beta * out;
+    }
+  return true;
+}
+
+// An operand as stored: `rows` rows of `cols` elements, `ld` apart. op(A) = A is stored m x k,
+// op(A) = Aᵀ is stored k x m (likewise B).
+struct StoredOperand {
+  int64_t rows, cols, ld;
+};
+StoredOperand stored_a(const GemmShape& s, const Strides& st) {
+  return s.trans_a ? StoredOperand{s.k, s.m, st.lda} : StoredOperand{s.m, s.k, st.lda};
+}
+StoredOperand stored_b(const GemmShape& s, const Strides& st) {
+  return s.trans_b ? StoredOperand{s.n, s.k, st.ldb} : StoredOperand{s.k, s.n, st.ldb};
+}
+
+// Copies the operand densely (row stride = cols), each row converted by convert(src, n, dst).
+template <class Out, class Convert>
+const Out* pack_operand(const float* x, StoredOperand op, std::vector<Out>& buf, Convert convert) {
+  buf.resize(static_cast<size_t>(op.rows * op.cols));
+  Out* out = buf.data();
+  parallel_for(op.rows, [&](int64_t r) { convert(x + r * op.ld, op.cols, out + r * op.cols); });
+  return out;
+}
+
+// The strides of the packed (dense) operands.
+Strides dense_strides(const GemmShape& s, const Strides& st) {
+  return {s.trans_a ? s.m : s.k, s.trans_b ? s.k : s.n, st.ldc};
+}
+
+std::atomic<MatmulPrecision> g_matmul_precision{MatmulPrecision::f32};
+
+}  // namespace
+
+namespace detail {
+
+// bf16 operands in hardware: pack both operands as bf16 bits, then one bf16 x bf16 -> f32 matmul.
+void gemm_bf16_hardware(const GemmShape& s, const float* a, const float* b, float* c, float alpha,
+                        float beta) {
+  const Strides st = resolve_strides(s);
+  if (trivial_float_gemm(s, st, c, beta)) return;
+  thread_local std::vector<uint16_t> a_bits, b_bits;
+  const uint16_t* pa = pack_operand(a, stored_a(s, st), a_bits, f32_to_bf16_row);
+  const uint16_t* pb = pack_operand(b, stored_b(s, st), b_bits, f32_to_bf16_row);
+  dnnl_matmul(s, dense_strides(s, st), dnnl::memory::data_type::bf16, pa, pb, c, alpha, beta);
+}
+
+// bf16 operands without bf16 hardware: operands rounded to bf16 values held in f32, f32 matmul.
+void gemm_bf16_rounded_f32(const GemmShape& s, const float* a, const float* b, float* c,
+                           float alpha, float beta) {
+  const Strides st = resolve_strides(s);
+  if (trivial_float_gemm(s, st, c, beta)) return;
+  thread_local std::vector<float> a_rounded, b_rounded;
+  const float* pa = pack_operand(a, stored_a(s, st), a_rounded, round_row_to_bf16);
+  const float* pb = pack_operand(b, stored_b(s, st), b_rounded, round_row_to_bf16);
+  dnnl_matmul(s, dense_strides(s, st), dnnl::memory::data_type::f32, pa, pb, c, alpha, beta);
+}
+
+}  // namespace detail
+
+template <>
+void gemm<float>(const GemmShape& s, const float* a, const float* b, float* c, float alpha,
+                 float beta) {
+  if (matmul_precision() == MatmulPrecision::bf16) {
+    static const bool hardware = bf16_matmul_in_hardware();
+    if (hardware) detail::gemm_bf16_hardware(s, a, b, c, alpha, beta);
+    else detail::gemm_bf16_rounded_f32(s, a, b, c, alpha, beta);
+    return;
+  }
+  const Strides st = resolve_strides(s);
+  if (trivial_float_gemm(s, st, c, beta)) return;
+  dnnl_matmul(s, st, dnnl::memory::data_type::f32, a, b, c, alpha, beta);
+}
+
+const char* matmul_precision_name(MatmulPrecision precision) {
+  return precision == MatmulPrecision::bf16 ? "bf16" : "f32";
+}
+
+MatmulPrecision parse_matmul_precision(const std::string& name) {
+  if (name == "f32") return MatmulPrecision::f32;
+  if (name == "bf16") return MatmulPrecision::bf16;
+  throw_error("matmul precision \"", name, "\" is not allowed: use \"f32\" or \"bf16\"");
+}
+
+MatmulPrecision matmul_precision() { return g_matmul_precision.load(std::memory_order_relaxed); }
+
+ScopedMatmulPrecision::ScopedMatmulPrecision(MatmulPrecision precision)
+    : saved_(g_matmul_precision.exchange(precision)) {}
+ScopedMatmulPrecision::~ScopedMatmulPrecision() { g_matmul_precision.store(saved_); }
+
+bool bf16_matmul_in_hardware() {
+  const dnnl::cpu_isa isa = dnnl::get_effective_cpu_isa();
+  return isa == dnnl::cpu_isa::avx512_core_bf16 || isa == dnnl::cpu_isa::avx512_core_amx;
 }
 
 template void gemm_ref<float>(const GemmShape&, const float*, const float*, float*, float, float);

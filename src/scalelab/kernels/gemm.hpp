@@ -2,8 +2,17 @@
 //
 // float goes through oneDNN's matmul (0.75-1.0 of the FMA peak here; see DEVELOPERS.md for why
 // not OpenBLAS); double (the finite-difference checks) and gemm_ref use a plain triple loop.
+//
+// Matmul precision (PyTorch's torch.set_float32_matmul_precision, "medium" = bf16): with
+// MatmulPrecision::bf16 a float GEMM rounds both operands to bfloat16 (round-to-nearest-even),
+// multiplies them exactly and sums in f32; C, alpha and beta stay f32. Where the processor has
+// AMX or AVX512-BF16 oneDNN runs that in hardware, 3-4x faster than f32 here (docs/performance.md);
+// elsewhere the operands are rounded into f32 buffers and the f32 GEMM runs: the same numbers
+// (up to summation order), no speed-up. The twin is gemm_ref on operands rounded by
+// f32_to_bf16_bits. double GEMMs ignore the setting (they are the finite-difference checks).
 #pragma once
 #include <cstdint>
+#include <string>
 
 namespace scalelab {
 
@@ -20,6 +29,36 @@ void gemm(const GemmShape& shape, const T* a, const T* b, T* c, T alpha = T(1), 
 // The reference twin: the definition of the result, used by the tests.
 template <class T>
 void gemm_ref(const GemmShape& shape, const T* a, const T* b, T* c, T alpha = T(1), T beta = T(0));
+
+enum class MatmulPrecision { f32, bf16 };
+const char* matmul_precision_name(MatmulPrecision precision);
+// "f32" | "bf16"; throws Error naming the value otherwise.
+MatmulPrecision parse_matmul_precision(const std::string& name);
+
+// The process-wide setting read by gemm<float> (default f32). Set it for a scope, e.g. a training
+// run, with ScopedMatmulPrecision; it is not meant to change while GEMMs run on other threads.
+MatmulPrecision matmul_precision();
+class ScopedMatmulPrecision {
+ public:
+  explicit ScopedMatmulPrecision(MatmulPrecision precision);
+  ~ScopedMatmulPrecision();
+  ScopedMatmulPrecision(const ScopedMatmulPrecision&) = delete;
+  ScopedMatmulPrecision& operator=(const ScopedMatmulPrecision&) = delete;
+
+ private:
+  MatmulPrecision saved_;
+};
+
+// True when oneDNN runs bf16 matmuls with AMX or AVX512-BF16 instructions on this processor.
+bool bf16_matmul_in_hardware();
+
+namespace detail {
+// The two bf16 paths, callable directly so the tests cover both on any processor.
+void gemm_bf16_hardware(const GemmShape& shape, const float* a, const float* b, float* c,
+                        float alpha, float beta);
+void gemm_bf16_rounded_f32(const GemmShape& shape, const float* a, const float* b, float* c,
+                           float alpha, float beta);
+}  // namespace detail
 
 }  // namespace scalelab
 

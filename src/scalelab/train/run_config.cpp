@@ -103,6 +103,7 @@ void parse_train(ConfigSection s, TrainConfig& c, int64_t d_model) {
   if (!(p.scaler.initial_scale >= p.scaler.min_scale && p.scaler.initial_scale <= p.scaler.max_scale))
     s.fail("loss_scale_init", "must be in [2^-14, 2^24]");
   if (p.scaler.growth_interval < 1) s.fail("loss_scale_window", "must be >= 1");
+  p.matmul = parse_matmul_precision(s.get_choice("matmul_precision", "f32", {"f32", "bf16"}));
   s.finish();
 }
 
@@ -193,7 +194,8 @@ Json run_config_to_json(const RunConfig& c) {
                 {"precision", dtype_name(t.precision.dtype)},
                 {"loss_scale", t.precision.dynamic_loss_scale ? "dynamic" : "none"},
                 {"loss_scale_init", t.precision.scaler.initial_scale},
-                {"loss_scale_window", t.precision.scaler.growth_interval}};
+                {"loss_scale_window", t.precision.scaler.growth_interval},
+                {"matmul_precision", matmul_precision_name(t.precision.matmul)}};
   Json out = {{"model", model_config_to_json(c.model)}, {"data", data_config_to_json(c.data)},
               {"train", train}};
   if (!c.preset.empty()) out["preset"] = c.preset;

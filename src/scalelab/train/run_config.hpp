@@ -7,6 +7,7 @@
 
 #include "scalelab/data/task.hpp"
 #include "scalelab/model/config.hpp"
+#include "scalelab/kernels/gemm.hpp"
 #include "scalelab/kernels/precision.hpp"
 #include "scalelab/train/loss_scaler.hpp"
 #include "scalelab/train/optimizer.hpp"
@@ -19,6 +20,9 @@ struct PrecisionConfig {
   DType dtype = DType::f32;          // train.precision
   bool dynamic_loss_scale = false;   // train.loss_scale = "dynamic" | "none"
   LossScalerOptions scaler;          // train.loss_scale_init, train.loss_scale_window
+  // train.matmul_precision: "bf16" rounds every float GEMM's operands to bf16 with f32 sums
+  // (kernels/gemm.hpp; AMX / AVX512-BF16 speed), independent of dtype.
+  MatmulPrecision matmul = MatmulPrecision::f32;
 };
 
 struct TrainConfig {

@@ -11,6 +11,7 @@
 
 #include "scalelab/core/denormals.hpp"
 #include "scalelab/core/parallel.hpp"
+#include "scalelab/kernels/gemm.hpp"
 #include "scalelab/model/checkpoint.hpp"
 #include "scalelab/train/decode.hpp"
 #include "scalelab/train/loss.hpp"
@@ -225,6 +226,7 @@ TrainSummary Trainer::run(const TrainerOptions& options) {
   const TrainConfig& tc = config_.train;
   if (tc.threads > 0) set_num_threads(static_cast<int>(tc.threads));
   const FlushDenormals flush_denormals(tc.flush_denormals);  // after the thread count is set
+  const ScopedMatmulPrecision matmul_precision(tc.precision.matmul);  // for every GEMM of the run
   const fs::path dir(tc.run_dir);
   const std::string checkpoint_path = (dir / "checkpoint.safetensors").string();
   const std::string metrics_path = (dir / "metrics.jsonl").string();
@@ -334,7 +336,10 @@ TrainSummary Trainer::run(const TrainerOptions& options) {
             {"valid_loss", summary.valid.nll}, {"valid_token_accuracy", summary.valid.token_accuracy},
             {"seconds", summary.seconds}, {"tokens_per_second", summary.tokens_per_second},
             {"parameters", summary.parameters}, {"threads", num_threads()},
-            {"precision", dtype_name(tc.precision.dtype)}, {"skipped_steps", summary.skipped_steps}};
+            {"precision", dtype_name(tc.precision.dtype)}, {"skipped_steps", summary.skipped_steps},
+            {"matmul_precision", matmul_precision_name(tc.precision.matmul)}};
+  if (tc.precision.matmul == MatmulPrecision::bf16)
+    s["bf16_matmul_in_hardware"] = bf16_matmul_in_hardware();
   if (scaler_) s["loss_scale"] = scaler_->scale();
   if (reduced) {
     run_counters_.merge(counters_);
