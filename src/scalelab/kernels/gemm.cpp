@@ -1,6 +1,9 @@
 #include "scalelab/kernels/gemm.hpp"
 
 #include <atomic>
+#include <cstring>
+#include <memory>
+#include <unordered_map>
 #include <vector>
 
 #include <dnnl.hpp>
@@ -55,33 +58,69 @@ void gemm<double>(const GemmShape& s, const double* a, const double* b, double* 
 
 namespace {
 
+// Everything that picks a matmul primitive: sizes, layouts, operand type, and whether alpha and
+// beta are applied (their values are runtime arguments of the cached primitive's attributes, so
+// they are part of the key too).
+struct MatmulKey {
+  int64_t m, n, k, lda, ldb, ldc;
+  bool trans_a, trans_b;
+  dnnl::memory::data_type operands;
+  float alpha, beta;
+  bool operator==(const MatmulKey&) const = default;
+};
+struct MatmulKeyHash {
+  size_t operator()(const MatmulKey& key) const {
+    size_t h = 1469598103934665603ull;
+    auto mix = [&h](uint64_t v) { h = (h ^ v) * 1099511628211ull; };
+    for (int64_t v : {key.m, key.n, key.k, key.lda, key.ldb, key.ldc}) mix(static_cast<uint64_t>(v));
+    mix(uint64_t(key.trans_a) | uint64_t(key.trans_b) << 1 | uint64_t(key.operands) << 2);
+    uint32_t ab[2];
+    std::memcpy(&ab[0], &key.alpha, 4);
+    std::memcpy(&ab[1], &key.beta, 4);
+    mix(ab[0] | uint64_t(ab[1]) << 32);
+    return h;
+  }
+};
+
 // One oneDNN matmul: C[m, n] (f32, row stride ldc) = alpha op(A) op(B) + beta C, with A and B of
-// the given data type at the given element strides. oneDNN keeps its own primitive cache keyed by
-// the descriptor, so repeated shapes cost a cache look-up, not a JIT compilation.
+// the given data type at the given element strides. oneDNN has its own primitive cache, but a
+// look-up there hashes the whole descriptor and allocates; the small GEMMs of a training step
+// (hundreds per step, many under 100 µs) are cheaper with a per-thread map of ready primitives.
+// A training run meets a few hundred distinct keys (bucketed batch lengths), so the map stays small.
 void dnnl_matmul(const GemmShape& s, const Strides& st, dnnl::memory::data_type operands,
                  const void* a, const void* b, float* c, float alpha, float beta) {
   using dnnl::memory;
-  const memory::dims a_strides = s.trans_a ? memory::dims{1, st.lda} : memory::dims{st.lda, 1};
-  const memory::dims b_strides = s.trans_b ? memory::dims{1, st.ldb} : memory::dims{st.ldb, 1};
-  const memory::desc a_md({s.m, s.k}, operands, a_strides);
-  const memory::desc b_md({s.k, s.n}, operands, b_strides);
-  const memory::desc c_md({s.m, s.n}, memory::data_type::f32, memory::dims{st.ldc, 1});
-
-  dnnl::primitive_attr attr;
-  if (alpha != 1.0f) attr.set_output_scales(0, {alpha});
-  if (beta != 0.0f) {
-    dnnl::post_ops ops;
-    ops.append_sum(beta);
-    attr.set_post_ops(ops);
+  struct Ready {
+    dnnl::matmul primitive;
+    memory::desc a_md, b_md, c_md;
+  };
+  thread_local std::unordered_map<MatmulKey, Ready, MatmulKeyHash> cache;
+  const MatmulKey key{s.m, s.n, s.k, st.lda, st.ldb, st.ldc, s.trans_a, s.trans_b, operands, alpha, beta};
+  auto it = cache.find(key);
+  if (it == cache.end()) {
+    const memory::dims a_strides = s.trans_a ? memory::dims{1, st.lda} : memory::dims{st.lda, 1};
+    const memory::dims b_strides = s.trans_b ? memory::dims{1, st.ldb} : memory::dims{st.ldb, 1};
+    const memory::desc a_md({s.m, s.k}, operands, a_strides);
+    const memory::desc b_md({s.k, s.n}, operands, b_strides);
+    const memory::desc c_md({s.m, s.n}, memory::data_type::f32, memory::dims{st.ldc, 1});
+    dnnl::primitive_attr attr;
+    if (alpha != 1.0f) attr.set_output_scales(0, {alpha});
+    if (beta != 0.0f) {
+      dnnl::post_ops ops;
+      ops.append_sum(beta);
+      attr.set_post_ops(ops);
+    }
+    const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a_md, b_md, c_md), attr, cpu_engine());
+    if (cache.size() >= 4096) cache.clear();  // a bound, for callers that sweep many shapes
+    it = cache.emplace(key, Ready{dnnl::matmul(pd), a_md, b_md, c_md}).first;
   }
+  const Ready& r = it->second;
   dnnl::engine& engine = cpu_engine();
-  const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a_md, b_md, c_md), attr, engine);
-  const dnnl::matmul matmul(pd);
-  memory a_mem(a_md, engine, const_cast<void*>(a));
-  memory b_mem(b_md, engine, const_cast<void*>(b));
-  memory c_mem(c_md, engine, c);
-  dnnl::stream stream(engine);
-  matmul.execute(stream, {{DNNL_ARG_SRC, a_mem}, {DNNL_ARG_WEIGHTS, b_mem}, {DNNL_ARG_DST, c_mem}});
+  memory a_mem(r.a_md, engine, const_cast<void*>(a));
+  memory b_mem(r.b_md, engine, const_cast<void*>(b));
+  memory c_mem(r.c_md, engine, c);
+  thread_local dnnl::stream stream(engine);
+  r.primitive.execute(stream, {{DNNL_ARG_SRC, a_mem}, {DNNL_ARG_WEIGHTS, b_mem}, {DNNL_ARG_DST, c_mem}});
   stream.wait();
 }
 
@@ -110,10 +149,20 @@ StoredOperand stored_b(const GemmShape& s, const Strides& st) {
 }
 
 // Copies the operand densely (row stride = cols), each row converted by convert(src, n, dst).
+// A scratch buffer that grows and is never cleared (every element is written before it is read).
+template <class T>
+struct Scratch {
+  std::unique_ptr<T[]> data;
+  int64_t capacity = 0;
+  T* get(int64_t n) {
+    if (n > capacity) data.reset(new T[static_cast<size_t>(n)]), capacity = n;
+    return data.get();
+  }
+};
+
 template <class Out, class Convert>
-const Out* pack_operand(const float* x, StoredOperand op, std::vector<Out>& buf, Convert convert) {
-  buf.resize(static_cast<size_t>(op.rows * op.cols));
-  Out* out = buf.data();
+const Out* pack_operand(const float* x, StoredOperand op, Scratch<Out>& buf, Convert convert) {
+  Out* out = buf.get(op.rows * op.cols);
   parallel_for(op.rows, [&](int64_t r) { convert(x + r * op.ld, op.cols, out + r * op.cols); });
   return out;
 }
@@ -134,7 +183,7 @@ void gemm_bf16_hardware(const GemmShape& s, const float* a, const float* b, floa
                         float beta) {
   const Strides st = resolve_strides(s);
   if (trivial_float_gemm(s, st, c, beta)) return;
-  thread_local std::vector<uint16_t> a_bits, b_bits;
+  thread_local Scratch<uint16_t> a_bits, b_bits;
   const uint16_t* pa = pack_operand(a, stored_a(s, st), a_bits, f32_to_bf16_row);
   const uint16_t* pb = pack_operand(b, stored_b(s, st), b_bits, f32_to_bf16_row);
   dnnl_matmul(s, dense_strides(s, st), dnnl::memory::data_type::bf16, pa, pb, c, alpha, beta);
@@ -145,7 +194,7 @@ void gemm_bf16_rounded_f32(const GemmShape& s, const float* a, const float* b, f
                            float alpha, float beta) {
   const Strides st = resolve_strides(s);
   if (trivial_float_gemm(s, st, c, beta)) return;
-  thread_local std::vector<float> a_rounded, b_rounded;
+  thread_local Scratch<float> a_rounded, b_rounded;
   const float* pa = pack_operand(a, stored_a(s, st), a_rounded, round_row_to_bf16);
   const float* pb = pack_operand(b, stored_b(s, st), b_rounded, round_row_to_bf16);
   dnnl_matmul(s, dense_strides(s, st), dnnl::memory::data_type::f32, pa, pb, c, alpha, beta);

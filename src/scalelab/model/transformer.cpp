@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "scalelab/core/parallel.hpp"
 #include "scalelab/kernels/gemm.hpp"
 
 namespace scalelab {
@@ -154,7 +155,8 @@ void Transformer<T>::initialize() {
 
 template <class T>
 void Transformer<T>::zero_grad() {
-  for (Parameter<T>* p : parameters()) p->grad.zero();
+  const ParameterRefs<T> params = parameters();  // tensors shared out across the threads
+  parallel_for(static_cast<int64_t>(params.size()), [&](int64_t i) { params[i]->grad.zero(); });
 }
 
 template <class T>

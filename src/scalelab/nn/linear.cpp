@@ -1,5 +1,7 @@
 #include "scalelab/nn/linear.hpp"
 
+#include <algorithm>
+
 #include "scalelab/core/parallel.hpp"
 #include "scalelab/kernels/gemm.hpp"
 
@@ -15,13 +17,19 @@ void add_row_vector(const T* __restrict b, T* __restrict y, int64_t rows, int64_
   });
 }
 
-// sums[o] += sum_r dy[r, o], rows in order (so the result does not depend on the thread count).
+// sums[o] += sum_r dy[r, o]. Column blocks go to the threads; within a block the rows are added
+// in order, so the result does not depend on the thread count.
 template <class T>
 void add_column_sums(const T* __restrict dy, int64_t rows, int64_t cols, T* __restrict sums) {
-  for (int64_t r = 0; r < rows; ++r) {
-    const T* __restrict dr = dy + r * cols;
-    for (int64_t o = 0; o < cols; ++o) sums[o] += dr[o];
-  }
+  constexpr int64_t kBlock = 64;
+  parallel_for((cols + kBlock - 1) / kBlock, [&](int64_t blk) {
+    const int64_t c0 = blk * kBlock, c1 = std::min(cols, c0 + kBlock);
+    for (int64_t r = 0; r < rows; ++r) {
+      const T* __restrict dr = dy + r * cols;
+#pragma omp simd
+      for (int64_t o = c0; o < c1; ++o) sums[o] += dr[o];
+    }
+  });
 }
 
 }  // namespace

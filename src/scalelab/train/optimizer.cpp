@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "scalelab/core/parallel.hpp"
 
@@ -24,20 +25,50 @@ double learning_rate(const ScheduleOptions& s, int64_t step) {
   return s.lr;
 }
 
+namespace {
+
+// The gradients cut into pieces of at most kPieceElements, so that the threads share the work
+// evenly however the parameter sizes vary.
+constexpr int64_t kPieceElements = 1 << 14;
+struct Piece {
+  int64_t param, begin, end;
+};
+template <class T>
+std::vector<Piece> gradient_pieces(const ParameterRefs<T>& params) {
+  std::vector<Piece> pieces;
+  for (size_t i = 0; i < params.size(); ++i)
+    for (int64_t b = 0, n = params[i]->grad.numel(); b < n; b += kPieceElements)
+      pieces.push_back({static_cast<int64_t>(i), b, std::min(n, b + kPieceElements)});
+  return pieces;
+}
+
+}  // namespace
+
+// norm = sqrt(sum over all gradient elements of g²), in double. Each piece is summed on its own
+// and the pieces are added in order, so the result does not depend on the thread count.
 template <class T>
 double clip_grad_norm(const ParameterRefs<T>& params, double max_norm) {
-  double sq = 0;
-  for (const Parameter<T>* p : params) {
-    const T* g = p->grad.data();
-    const int64_t n = p->grad.numel();
+  const std::vector<Piece> pieces = gradient_pieces(params);
+  std::vector<double> partial(pieces.size());
+  parallel_for(static_cast<int64_t>(pieces.size()), [&](int64_t k) {
+    const Piece& pc = pieces[k];
+    const T* g = params[pc.param]->grad.data();
+    double sq = 0;
 #pragma omp simd reduction(+ : sq)
-    for (int64_t j = 0; j < n; ++j) sq += double(g[j]) * double(g[j]);
-  }
+    for (int64_t j = pc.begin; j < pc.end; ++j) sq += double(g[j]) * double(g[j]);
+    partial[k] = sq;
+  });
+  double sq = 0;
+  for (double x : partial) sq += x;
   const double norm = std::sqrt(sq);
   if (max_norm > 0 && norm > max_norm) {
     const T factor = static_cast<T>(max_norm / (norm + 1e-12));
-    for (Parameter<T>* p : params)
-      for (T& g : p->grad) g *= factor;
+    parallel_for(static_cast<int64_t>(pieces.size()), [&](int64_t k) {
+      const Piece& pc = pieces[k];
+      T* g = params[pc.param]->grad.data();
+#pragma omp simd
+      for (int64_t j = pc.begin; j < pc.end; ++j) g[j] *= factor;
+    });
   }
   return norm;
 }
@@ -108,6 +139,7 @@ void Optimizer<T>::step(double lr) {
 
 template double clip_grad_norm<float>(const ParameterRefs<float>&, double);
 template double clip_grad_norm<double>(const ParameterRefs<double>&, double);
+
 template class Optimizer<float>;
 template class Optimizer<double>;
 

@@ -226,7 +226,6 @@ TrainSummary Trainer::run(const TrainerOptions& options) {
   const TrainConfig& tc = config_.train;
   if (tc.threads > 0) set_num_threads(static_cast<int>(tc.threads));
   const FlushDenormals flush_denormals(tc.flush_denormals);  // after the thread count is set
-  const ScopedMatmulPrecision matmul_precision(tc.precision.matmul);  // for every GEMM of the run
   const fs::path dir(tc.run_dir);
   const std::string checkpoint_path = (dir / "checkpoint.safetensors").string();
   const std::string metrics_path = (dir / "metrics.jsonl").string();
@@ -285,7 +284,11 @@ TrainSummary Trainer::run(const TrainerOptions& options) {
   for (int64_t step = start_step + 1; step <= tc.steps; ++step) {
     const Batch batch = stream.next();
     const double lr = learning_rate(tc.schedule, step);
-    const StepResult r = train_step(batch, step, lr);
+    StepResult r;
+    {  // the step's GEMMs only: validation and decoding measure the f32 model the checkpoint holds
+      const ScopedMatmulPrecision matmul_precision(tc.precision.matmul);
+      r = train_step(batch, step, lr);
+    }
     last_loss = r.loss;
     if (!r.applied) summary.skipped_steps += 1;
     tokens += batch.target_tokens;
