@@ -61,15 +61,16 @@ class DecoderOnly(nn.Module):
         return self.out(self.stack(self.embed(tgt) * self.d ** 0.5, mask=mask))
 
 
-def measure(name, model, inputs, target, vocab, warmup, repeats):
+def measure(name, model, inputs, target, vocab, warmup, repeats, bf16=False):
     opt = torch.optim.Adam(model.parameters(), lr=1e-4, betas=(0.9, 0.98), eps=1e-9)
     loss_fn = nn.CrossEntropyLoss(label_smoothing=0.1)
     times = []
     for i in range(warmup + repeats):
         t0 = time.perf_counter()
         opt.zero_grad()
-        logits = model(*inputs)
-        loss = loss_fn(logits.reshape(-1, vocab), target.reshape(-1))
+        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16):
+            logits = model(*inputs)
+            loss = loss_fn(logits.float().reshape(-1, vocab), target.reshape(-1))
         loss.backward()
         nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         opt.step()
@@ -79,6 +80,7 @@ def measure(name, model, inputs, target, vocab, warmup, repeats):
     med = statistics.median(times)
     return {"config": name, "threads": torch.get_num_threads(),
             "openblas_coretype": os.environ.get("OPENBLAS_CORETYPE", "(as installed)"),
+            "autocast": "bf16" if bf16 else "off",
             "median_step_s": med, "tokens_per_s": tokens / med, "repeats": repeats}
 
 
@@ -87,6 +89,8 @@ def main():
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--warmup", type=int, default=2)
     ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--bf16", action="store_true",
+                    help="CPU autocast to bfloat16 (the peer of train.matmul_precision = bf16)")
     args = ap.parse_args()
     torch.manual_seed(0)
     torch.set_num_threads(args.threads)
@@ -94,11 +98,11 @@ def main():
     v = 64
     src, tgt, y = (torch.randint(4, v, (64, 32), generator=g) for _ in range(3))
     print(json.dumps(measure("encoder_decoder", EncoderDecoder(v).train(), (src, tgt), y, v,
-                             args.warmup, args.repeats)), flush=True)
+                             args.warmup, args.repeats, args.bf16)), flush=True)
     v = 512
     tgt, y = (torch.randint(4, v, (16, 128), generator=g) for _ in range(2))
     print(json.dumps(measure("decoder_only", DecoderOnly(v).train(), (tgt,), y, v,
-                             args.warmup, args.repeats)), flush=True)
+                             args.warmup, args.repeats, args.bf16)), flush=True)
 
 
 if __name__ == "__main__":

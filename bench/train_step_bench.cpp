@@ -10,6 +10,7 @@
 #include <benchmark/benchmark.h>
 
 #include "scalelab/core/parallel.hpp"
+#include "scalelab/kernels/gemm.hpp"
 #include "scalelab/model/transformer.hpp"
 #include "scalelab/train/loss.hpp"
 #include "scalelab/train/optimizer.hpp"
@@ -37,8 +38,10 @@ ModelConfig config_for(const StepShape& s) {
   return m;
 }
 
+// Args: threads, matmul precision (0 f32, 1 bf16: train.matmul_precision, kernels/gemm.hpp).
 void train_step(benchmark::State& state, StepShape shape) {
   set_num_threads(static_cast<int>(state.range(0)));
+  const ScopedMatmulPrecision matmul(state.range(1) ? MatmulPrecision::bf16 : MatmulPrecision::f32);
   Transformer<float> model(config_for(shape));
   Optimizer<float> optimizer(model.parameters(), {});
   Rng rng(1);
@@ -77,10 +80,10 @@ void train_step(benchmark::State& state, StepShape shape) {
 
 BENCHMARK_CAPTURE(train_step, encoder_decoder,
                   StepShape{Architecture::encoder_decoder, 3, 64, 32, 32, 64})
-    ->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(3.0);
+    ->ArgsProduct({{1, 2}, {0, 1}})->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(3.0);
 BENCHMARK_CAPTURE(train_step, decoder_only,
                   StepShape{Architecture::decoder_only, 6, 16, 0, 128, 512})
-    ->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(3.0);
+    ->ArgsProduct({{1, 2}, {0, 1}})->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(3.0);
 
 }  // namespace
 }  // namespace scalelab

@@ -96,8 +96,13 @@ Result run_case(Path path, bool ta, bool tb, bool sub, int64_t m, int64_t n, int
 
 class GemmBf16 : public ::testing::TestWithParam<std::tuple<Path, bool, bool, bool>> {};
 
+// oneDNN may have no bf16 matmul at all on a processor without AVX512-BF16 or AMX (the dispatch
+// never calls it there), so that path is tested only where it runs.
+bool path_available(Path p) { return p != Path::hardware || bf16_matmul_in_hardware(); }
+
 TEST_P(GemmBf16, MatchesTwinOnRoundedOperands) {
   const auto [path, ta, tb, sub] = GetParam();
+  if (!path_available(path)) GTEST_SKIP() << "no bf16 matmul hardware on this processor";
   uint64_t seed = 1;
   double worst_twin = 0, worst_unrounded = 0;
   for (auto [m, n, k, alpha, beta] :
@@ -123,6 +128,7 @@ INSTANTIATE_TEST_SUITE_P(
 
 TEST(GemmBf16Edge, KZeroScalesCAndBetaZeroIgnoresNaN) {
   for (Path p : {Path::hardware, Path::rounded_f32, Path::dispatch}) {
+    if (!path_available(p)) continue;
     std::vector<float> c = {1, 2, 3, 4};
     path_fn(p)(GemmShape{2, 2, 0}, nullptr, nullptr, c.data(), 1.f, 0.5f);
     EXPECT_EQ(c, (std::vector<float>{0.5f, 1.f, 1.5f, 2.f})) << path_name(p);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include <dnnl.hpp>
+#include <omp.h>
 
 #include "scalelab/core/error.hpp"
 #include "scalelab/core/parallel.hpp"
@@ -124,6 +125,33 @@ void dnnl_matmul(const GemmShape& s, const Strides& st, dnnl::memory::data_type 
   stream.wait();
 }
 
+// dnnl_matmul with C's rows split into one band per thread, the bands computed concurrently in one
+// OpenMP region (oneDNN, called inside a parallel region, runs each call on its calling thread).
+// Why: oneDNN 2.6 runs matmuls of a training step's size (a few hundred rows, K and N 256-1024)
+// on one thread while the other waits (perf: the second thread spun ~45 % of a G2P step);
+// bands give both threads work. Each band's sums are computed as the whole call's would be for
+// those rows, and the split depends only on the thread count, so results stay deterministic.
+constexpr int64_t kMinBandRows = 64;
+void banded_matmul(const GemmShape& s, const Strides& st, dnnl::memory::data_type operands,
+                   size_t element_bytes, const void* a, const void* b, float* c, float alpha,
+                   float beta) {
+  const int64_t bands = std::min<int64_t>(num_threads(), s.m / kMinBandRows);
+  if (bands <= 1 || omp_in_parallel()) {
+    dnnl_matmul(s, st, operands, a, b, c, alpha, beta);
+    return;
+  }
+#pragma omp parallel num_threads(static_cast<int>(bands))
+  {
+    const int64_t t = omp_get_thread_num();
+    const int64_t m0 = s.m * t / bands, m1 = s.m * (t + 1) / bands;
+    GemmShape band = s;
+    band.m = m1 - m0;
+    // op(A)'s rows m0.. start at row m0 of A, or at column m0 of the stored Aᵀ
+    const char* a_band = static_cast<const char*>(a) + element_bytes * (s.trans_a ? m0 : m0 * st.lda);
+    dnnl_matmul(band, st, operands, a_band, b, c + m0 * st.ldc, alpha, beta);
+  }
+}
+
 // C = beta C when k = 0 (C is not read when beta = 0: it may hold NaN). Returns true if handled.
 bool trivial_float_gemm(const GemmShape& s, const Strides& st, float* c, float beta) {
   if (s.m == 0 || s.n == 0) return true;
@@ -186,7 +214,7 @@ void gemm_bf16_hardware(const GemmShape& s, const float* a, const float* b, floa
   thread_local Scratch<uint16_t> a_bits, b_bits;
   const uint16_t* pa = pack_operand(a, stored_a(s, st), a_bits, f32_to_bf16_row);
   const uint16_t* pb = pack_operand(b, stored_b(s, st), b_bits, f32_to_bf16_row);
-  dnnl_matmul(s, dense_strides(s, st), dnnl::memory::data_type::bf16, pa, pb, c, alpha, beta);
+  banded_matmul(s, dense_strides(s, st), dnnl::memory::data_type::bf16, 2, pa, pb, c, alpha, beta);
 }
 
 // bf16 operands without bf16 hardware: operands rounded to bf16 values held in f32, f32 matmul.
@@ -197,7 +225,7 @@ void gemm_bf16_rounded_f32(const GemmShape& s, const float* a, const float* b, f
   thread_local Scratch<float> a_rounded, b_rounded;
   const float* pa = pack_operand(a, stored_a(s, st), a_rounded, round_row_to_bf16);
   const float* pb = pack_operand(b, stored_b(s, st), b_rounded, round_row_to_bf16);
-  dnnl_matmul(s, dense_strides(s, st), dnnl::memory::data_type::f32, pa, pb, c, alpha, beta);
+  banded_matmul(s, dense_strides(s, st), dnnl::memory::data_type::f32, 4, pa, pb, c, alpha, beta);
 }
 
 }  // namespace detail
@@ -213,7 +241,7 @@ void gemm<float>(const GemmShape& s, const float* a, const float* b, float* c, f
   }
   const Strides st = resolve_strides(s);
   if (trivial_float_gemm(s, st, c, beta)) return;
-  dnnl_matmul(s, st, dnnl::memory::data_type::f32, a, b, c, alpha, beta);
+  banded_matmul(s, st, dnnl::memory::data_type::f32, 4, a, b, c, alpha, beta);
 }
 
 const char* matmul_precision_name(MatmulPrecision precision) {
