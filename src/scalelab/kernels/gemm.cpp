@@ -129,8 +129,8 @@ void dnnl_matmul(const GemmShape& s, const Strides& st, dnnl::memory::data_type 
 // OpenMP region (oneDNN, called inside a parallel region, runs each call on its calling thread).
 // Why: oneDNN 2.6 runs matmuls of a training step's size (a few hundred rows, K and N 256-1024)
 // on one thread while the other waits (perf: the second thread spun ~45 % of a G2P step);
-// bands give both threads work. Each band's sums are computed as the whole call's would be for
-// those rows, and the split depends only on the thread count, so results stay deterministic.
+// bands give both threads work. The split depends only on m and the thread count, so results
+// stay deterministic for a given thread count (as everywhere in scalelab: core/parallel.hpp).
 constexpr int64_t kMinBandRows = 64;
 void banded_matmul(const GemmShape& s, const Strides& st, dnnl::memory::data_type operands,
                    size_t element_bytes, const void* a, const void* b, float* c, float alpha,
@@ -176,7 +176,6 @@ StoredOperand stored_b(const GemmShape& s, const Strides& st) {
   return s.trans_b ? StoredOperand{s.n, s.k, st.ldb} : StoredOperand{s.k, s.n, st.ldb};
 }
 
-// Copies the operand densely (row stride = cols), each row converted by convert(src, n, dst).
 // A scratch buffer that grows and is never cleared (every element is written before it is read).
 template <class T>
 struct Scratch {
@@ -188,6 +187,7 @@ struct Scratch {
   }
 };
 
+// Copies the operand densely (row stride = cols), each row converted by convert(src, n, dst).
 template <class Out, class Convert>
 const Out* pack_operand(const float* x, StoredOperand op, Scratch<Out>& buf, Convert convert) {
   Out* out = buf.get(op.rows * op.cols);

@@ -1,12 +1,13 @@
 // kernels/gemm: C = alpha · op(A) · op(B) + beta · C, row-major, with leading dimensions.
 //
-// float goes through oneDNN's matmul (0.75-1.0 of the FMA peak here; see DEVELOPERS.md for why
-// not OpenBLAS); double (the finite-difference checks) and gemm_ref use a plain triple loop.
+// float goes through oneDNN's matmul, C's rows split into one band per thread (gemm.cpp); not
+// OpenBLAS, which Debian's 0.3.21 runs at ~0.1 of the peak here (docs/performance.md). double
+// (the finite-difference checks) and gemm_ref use a plain triple loop.
 //
 // Matmul precision (PyTorch's torch.set_float32_matmul_precision, "medium" = bf16): with
 // MatmulPrecision::bf16 a float GEMM rounds both operands to bfloat16 (round-to-nearest-even),
 // multiplies them exactly and sums in f32; C, alpha and beta stay f32. Where the processor has
-// AMX or AVX512-BF16 oneDNN runs that in hardware, 3-4x faster than f32 here (docs/performance.md);
+// AMX or AVX512-BF16 oneDNN runs that in hardware, 2-2.5x faster than f32 here (docs/performance.md);
 // elsewhere the operands are rounded into f32 buffers and the f32 GEMM runs: the same numbers
 // (up to summation order), no speed-up. The twin is gemm_ref on operands rounded by
 // f32_to_bf16_bits. double GEMMs ignore the setting (they are the finite-difference checks).
