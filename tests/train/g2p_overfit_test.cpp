@@ -30,7 +30,9 @@ TEST(G2pOverfit, TinyModelMemorisesAFewHundredWords) {
                  {"eval_examples", 0}, {"log_every", 1000}, {"threads", 1}, {"run_dir", dir}}}};
   const RunConfig config = parse_run_config(tree);
   const TaskData data = load_task(config.data);
-  if (real) ASSERT_EQ(data.train_words.size(), 200u);
+  if (real) {
+    ASSERT_EQ(data.train_words.size(), 200u);
+  }
   Trainer trainer(config, data);
   trainer.run({});
   std::filesystem::remove_all(dir);

@@ -202,30 +202,33 @@ Strides dense_strides(const GemmShape& s, const Strides& st) {
 
 std::atomic<MatmulPrecision> g_matmul_precision{MatmulPrecision::f32};
 
+// Both operands packed densely by convert (into Packed elements), then one banded matmul of
+// `operands` type: the two bf16 paths below differ only in those.
+template <class Packed, class Convert>
+void gemm_packed(const GemmShape& s, const float* a, const float* b, float* c, float alpha,
+                 float beta, Convert convert, dnnl::memory::data_type operands) {
+  const Strides st = resolve_strides(s);
+  if (trivial_float_gemm(s, st, c, beta)) return;
+  thread_local Scratch<Packed> a_packed, b_packed;
+  const Packed* pa = pack_operand(a, stored_a(s, st), a_packed, convert);
+  const Packed* pb = pack_operand(b, stored_b(s, st), b_packed, convert);
+  banded_matmul(s, dense_strides(s, st), operands, sizeof(Packed), pa, pb, c, alpha, beta);
+}
+
 }  // namespace
 
 namespace detail {
 
-// bf16 operands in hardware: pack both operands as bf16 bits, then one bf16 x bf16 -> f32 matmul.
+// bf16 operands in hardware: bf16 bits, one bf16 x bf16 -> f32 matmul.
 void gemm_bf16_hardware(const GemmShape& s, const float* a, const float* b, float* c, float alpha,
                         float beta) {
-  const Strides st = resolve_strides(s);
-  if (trivial_float_gemm(s, st, c, beta)) return;
-  thread_local Scratch<uint16_t> a_bits, b_bits;
-  const uint16_t* pa = pack_operand(a, stored_a(s, st), a_bits, f32_to_bf16_row);
-  const uint16_t* pb = pack_operand(b, stored_b(s, st), b_bits, f32_to_bf16_row);
-  banded_matmul(s, dense_strides(s, st), dnnl::memory::data_type::bf16, 2, pa, pb, c, alpha, beta);
+  gemm_packed<uint16_t>(s, a, b, c, alpha, beta, f32_to_bf16_row, dnnl::memory::data_type::bf16);
 }
 
-// bf16 operands without bf16 hardware: operands rounded to bf16 values held in f32, f32 matmul.
+// bf16 operands without bf16 hardware: bf16 values held in f32, the f32 matmul.
 void gemm_bf16_rounded_f32(const GemmShape& s, const float* a, const float* b, float* c,
                            float alpha, float beta) {
-  const Strides st = resolve_strides(s);
-  if (trivial_float_gemm(s, st, c, beta)) return;
-  thread_local Scratch<float> a_rounded, b_rounded;
-  const float* pa = pack_operand(a, stored_a(s, st), a_rounded, round_row_to_bf16);
-  const float* pb = pack_operand(b, stored_b(s, st), b_rounded, round_row_to_bf16);
-  banded_matmul(s, dense_strides(s, st), dnnl::memory::data_type::f32, 4, pa, pb, c, alpha, beta);
+  gemm_packed<float>(s, a, b, c, alpha, beta, round_row_to_bf16, dnnl::memory::data_type::f32);
 }
 
 }  // namespace detail
@@ -241,7 +244,7 @@ void gemm<float>(const GemmShape& s, const float* a, const float* b, float* c, f
   }
   const Strides st = resolve_strides(s);
   if (trivial_float_gemm(s, st, c, beta)) return;
-  banded_matmul(s, st, dnnl::memory::data_type::f32, 4, a, b, c, alpha, beta);
+  banded_matmul(s, st, dnnl::memory::data_type::f32, sizeof(float), a, b, c, alpha, beta);
 }
 
 const char* matmul_precision_name(MatmulPrecision precision) {
