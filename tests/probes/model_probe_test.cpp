@@ -135,8 +135,9 @@ TEST(ModelProbe, AgreesWithTheKernelStatisticsOnUnpaddedBatches) {
           << k.stack << k.layer << k.site << k.head;
       // The kernel counts the causal mask's first row (one key, max p = 1) in its max p; the
       // probe sets it apart, so compare max p where no row has a single key.
-      if (!(k.stack == "decoder" && k.site == "self_attn"))
+      if (!(k.stack == "decoder" && k.site == "self_attn")) {
         EXPECT_NEAR(k.value("max_p_mean"), m->value("max_p_mean"), 1e-5);
+      }
       ++compared;
     }
     EXPECT_EQ(compared, (2 + 2 * 2) * 5);  // 6 attention modules, all heads and 4 heads each
