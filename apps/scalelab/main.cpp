@@ -24,6 +24,7 @@ int main(int argc, char** argv) {
   scalelab::cli::add_g2p(app);
   scalelab::cli::add_sample(app);
   scalelab::cli::add_probe(app);
+  scalelab::cli::add_average(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

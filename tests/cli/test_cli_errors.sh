@@ -72,5 +72,18 @@ cp "$tmp/run/metrics.jsonl" "$tmp/metrics.before"
 expect_error run-dir-taken "already holds a run" "$bin" train -c "$tmp/base.toml" --set train.run_dir="$tmp/run"
 cmp -s "$tmp/run/metrics.jsonl" "$tmp/metrics.before" || { echo "FAIL the run directory was modified"; failures=$((failures + 1)); }
 
+# scalelab average: refusals, and it never writes over a source (its optimizer state would go).
+expect_error average-one "at least two checkpoints, got 1" "$bin" average "$tmp/model.safetensors" --out "$tmp/avg.safetensors"
+expect_error average-missing "none.safetensors" "$bin" average "$tmp/model.safetensors" "$tmp/none.safetensors" --out "$tmp/avg.safetensors"
+"$bin" init -c "$tmp/base.toml" --set model.d_ff=64 --out "$tmp/wide.safetensors" >/dev/null || { echo "FAIL init wide"; exit 1; }
+expect_error average-differs "first difference: model.d_ff" "$bin" average "$tmp/model.safetensors" "$tmp/wide.safetensors" --out "$tmp/avg.safetensors"
+cp "$tmp/run/checkpoint.safetensors" "$tmp/run.before"
+expect_error average-over-source "is one of the checkpoints being averaged" "$bin" average "$tmp/run/checkpoint.safetensors" "$tmp/before.safetensors" --out "$tmp/run/checkpoint.safetensors" --force
+cmp -s "$tmp/run/checkpoint.safetensors" "$tmp/run.before" || { echo "FAIL average overwrote a source"; failures=$((failures + 1)); }
+"$bin" average "$tmp/run/checkpoint.safetensors" "$tmp/before.safetensors" --out "$tmp/avg.safetensors" >/dev/null || { echo "FAIL average"; failures=$((failures + 1)); }
+cp "$tmp/avg.safetensors" "$tmp/avg.before"
+expect_error average-no-overwrite "file exists" "$bin" average "$tmp/run/checkpoint.safetensors" "$tmp/before.safetensors" --out "$tmp/avg.safetensors"
+cmp -s "$tmp/avg.safetensors" "$tmp/avg.before" || { echo "FAIL average overwrote its output"; failures=$((failures + 1)); }
+
 if [ "$failures" -ne 0 ]; then echo "$failures failed"; exit 1; fi
 echo "all error cases behave"

@@ -37,4 +37,42 @@ common=(-c "$src/configs/copy.toml" --set train.log_every=1 --set train.eval_exa
 "$bin" train "${common[@]}" --set train.run_dir="$tmp/resumed" --set train.steps=20 > /dev/null || fail "first half"
 "$bin" train "${common[@]}" --set train.run_dir="$tmp/resumed" --set train.steps=40 --resume > /dev/null || fail "resume"
 diff <(losses "$tmp/straight") <(losses "$tmp/resumed") > /dev/null || fail "resumed run differs from the straight run"
-echo "copy task learned; runs deterministic; resume exact"
+
+# 4. Snapshots and averaging: snapshot_every keeps the weights of steps 10, 20, 30; the last one
+#    equals the final checkpoint's weights; scalelab average of the three is usable by eval and
+#    is their element-wise mean.
+"$bin" train "${common[@]}" --set train.run_dir="$tmp/snap" --set train.steps=30 \
+  --set train.snapshot_every=10 > /dev/null || fail "snapshot run"
+[ "$(ls "$tmp/snap/snapshots")" = "$(printf 'step10.safetensors\nstep20.safetensors\nstep30.safetensors')" ] ||
+  fail "snapshots: $(ls "$tmp/snap/snapshots" | tr '\n' ' ')"
+rm "$tmp/snap/metrics.jsonl"
+mv "$tmp/snap/checkpoint.safetensors" "$tmp/final.safetensors"
+err=$("$bin" train "${common[@]}" --set train.run_dir="$tmp/snap" --set train.steps=30 2>&1 >/dev/null) &&
+  fail "a run directory holding snapshots was reused"
+grep -q "already holds a run" <<< "$err" || fail "reuse of a run directory with snapshots: $err"
+"$bin" average "$tmp"/snap/snapshots/step{10,20,30}.safetensors --out "$tmp/avg.safetensors" > /dev/null ||
+  fail "average"
+"$bin" eval --checkpoint "$tmp/avg.safetensors" > /dev/null || fail "eval of the averaged checkpoint"
+/usr/bin/python3 - "$tmp" <<'PY' || fail "snapshot or average weights"
+import json, struct, sys
+import numpy as np
+def read(path):
+    raw = open(path, "rb").read()
+    n = struct.unpack("<Q", raw[:8])[0]
+    header = json.loads(raw[8:8 + n])
+    meta = header.pop("__metadata__")
+    return meta, {k: np.frombuffer(raw[8 + n + v["data_offsets"][0]:8 + n + v["data_offsets"][1]], "<f4")
+                  for k, v in header.items()}
+d = sys.argv[1]
+_, final = read(d + "/final.safetensors")
+snaps = [read(f"{d}/snap/snapshots/step{s}.safetensors")[1] for s in (10, 20, 30)]
+meta, avg = read(d + "/avg.safetensors")
+assert set(avg) == set(snaps[2]) and not any(k.startswith("optimizer.") for k in avg), sorted(avg)[:5]
+for k in avg:
+    assert np.array_equal(snaps[2][k], final[k]), k  # the step-30 snapshot is the final weights
+    mean = (snaps[0][k].astype(np.float64) + snaps[1][k] + snaps[2][k]) / 3
+    assert np.allclose(avg[k], mean, rtol=1e-6, atol=1e-7), k
+assert any(not np.array_equal(snaps[0][k], snaps[2][k]) for k in avg)  # they are not copies
+assert meta["step"] == "30" and [s["step"] for s in json.loads(meta["averaged_from"])] == [10, 20, 30]
+PY
+echo "copy task learned; runs deterministic; resume exact; snapshots and averaging"

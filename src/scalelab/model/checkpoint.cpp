@@ -5,15 +5,18 @@
 namespace scalelab {
 
 void save_checkpoint(const std::string& path, Transformer<float>& model, const Json& run_config,
-                     int64_t step, const std::vector<TensorRef>& extra) {
+                     int64_t step, const CheckpointExtras& extras) {
   std::vector<TensorRef> tensors;
   for (Parameter<float>* p : model.parameters())
     tensors.push_back({p->name, p->value.shape(), p->value.data()});
-  tensors.insert(tensors.end(), extra.begin(), extra.end());
-  write_safetensors(path, tensors,
-                    {{"format", kCheckpointFormat},
-                     {"config", run_config.dump()},
-                     {"step", std::to_string(step)}});
+  tensors.insert(tensors.end(), extras.tensors.begin(), extras.tensors.end());
+  std::map<std::string, std::string> metadata = {
+      {"format", kCheckpointFormat}, {"config", run_config.dump()}, {"step", std::to_string(step)}};
+  for (const auto& [key, value] : extras.metadata) {
+    SL_CHECK(!metadata.count(key), "checkpoint metadata key ", key, " is reserved");
+    metadata[key] = value;
+  }
+  write_safetensors(path, tensors, metadata);
 }
 
 Checkpoint read_checkpoint(const std::string& path) {

@@ -1,6 +1,7 @@
 // model/checkpoint: a model's weights, its full run config and the step, in one safetensors file.
 // Tensor names and metadata keys are documented in docs/checkpoint.md.
 #pragma once
+#include <map>
 #include <string>
 #include <vector>
 
@@ -18,9 +19,15 @@ struct Checkpoint {
   SafetensorsFile file;
 };
 
-// Writes atomically (temp file + rename). extra: additional tensors (e.g. optimizer state).
+// What a checkpoint holds beside the weights, the config and the step.
+struct CheckpointExtras {
+  std::vector<TensorRef> tensors;               // e.g. optimizer state
+  std::map<std::string, std::string> metadata;  // more __metadata__ keys (must not shadow ours)
+};
+
+// Writes atomically (temp file + rename).
 void save_checkpoint(const std::string& path, Transformer<float>& model, const Json& run_config,
-                     int64_t step, const std::vector<TensorRef>& extra = {});
+                     int64_t step, const CheckpointExtras& extras = {});
 
 // Throws Error for a missing, truncated or foreign file.
 Checkpoint read_checkpoint(const std::string& path);

@@ -81,8 +81,9 @@ void parse_train(ConfigSection s, TrainConfig& c, int64_t d_model) {
   c.eval_every = s.get_int("eval_every", c.eval_every);
   c.eval_examples = s.get_int("eval_examples", c.eval_examples);
   c.checkpoint_every = s.get_int("checkpoint_every", c.checkpoint_every);
+  c.snapshot_every = s.get_int("snapshot_every", c.snapshot_every);
   c.log_every = s.get_int("log_every", c.log_every);
-  for (const char* k : {"eval_every", "eval_examples", "checkpoint_every"})
+  for (const char* k : {"eval_every", "eval_examples", "checkpoint_every", "snapshot_every"})
     if (s.get_int(k, 0) < 0) s.fail(k, "must be >= 0");
   if (c.log_every < 1) s.fail("log_every", "must be >= 1");
   const int64_t seed = s.get_int("seed", 1);
@@ -186,6 +187,7 @@ Json run_config_to_json(const RunConfig& c) {
                 {"eval_every", t.eval_every},
                 {"eval_examples", t.eval_examples},
                 {"checkpoint_every", t.checkpoint_every},
+                {"snapshot_every", t.snapshot_every},
                 {"log_every", t.log_every},
                 {"seed", t.seed},
                 {"threads", t.threads},

@@ -36,6 +36,7 @@ struct TrainConfig {
   int64_t eval_every = 200;      // 0: only at the end
   int64_t eval_examples = 500;   // validation examples decoded for exact match
   int64_t checkpoint_every = 0;  // 0: only at the end
+  int64_t snapshot_every = 0;    // weights-only copies run_dir/snapshots/step<N>.safetensors; 0: none
   int64_t log_every = 10;
   uint64_t seed = 1;             // batches and dropout
   int64_t threads = 0;           // 0: all cores

@@ -187,7 +187,7 @@ void Trainer::save(const std::string& path, int64_t step) {
     scaler_state[2] = float(st.skipped), scaler_state[3] = float(st.clean_run);
     extra.push_back({"loss_scaler.state", scaler_state.shape(), scaler_state.data()});
   }
-  save_checkpoint(path, model_, run_config_to_json(config_), step, extra);
+  save_checkpoint(path, model_, run_config_to_json(config_), step, {.tensors = extra});
 }
 
 int64_t Trainer::restore(const std::string& path) {
@@ -229,9 +229,12 @@ TrainSummary Trainer::run(const TrainerOptions& options) {
   const fs::path dir(tc.run_dir);
   const std::string checkpoint_path = (dir / "checkpoint.safetensors").string();
   const std::string metrics_path = (dir / "metrics.jsonl").string();
+  const fs::path snapshot_dir = dir / "snapshots";
   if (!options.resume) {
-    SL_CHECK(!fs::exists(metrics_path) && !fs::exists(checkpoint_path), "train.run_dir = ",
-             tc.run_dir, ": already holds a run (metrics.jsonl or checkpoint.safetensors); choose "
+    SL_CHECK(!fs::exists(metrics_path) && !fs::exists(checkpoint_path) &&
+                 !(fs::exists(snapshot_dir) && !fs::is_empty(snapshot_dir)),
+             "train.run_dir = ", tc.run_dir,
+             ": already holds a run (metrics.jsonl, checkpoint.safetensors or snapshots/); choose "
              "another run_dir or pass --resume");
   }
   fs::create_directories(dir);
@@ -328,6 +331,12 @@ TrainSummary Trainer::run(const TrainerOptions& options) {
     }
     if (tc.eval_every > 0 && step % tc.eval_every == 0 && step != tc.steps) eval_and_log(step);
     if (tc.checkpoint_every > 0 && step % tc.checkpoint_every == 0) save(checkpoint_path, step);
+    if (tc.snapshot_every > 0 && step % tc.snapshot_every == 0) {
+      // Weights only (no optimizer state): for scalelab average / eval, not for --resume.
+      fs::create_directories(snapshot_dir);
+      save_checkpoint((snapshot_dir / ("step" + std::to_string(step) + ".safetensors")).string(),
+                      model_, run_config_to_json(config_), step);
+    }
   }
   eval_and_log(tc.steps);
   save(checkpoint_path, tc.steps);
