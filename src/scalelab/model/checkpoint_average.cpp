@@ -27,14 +27,16 @@ AveragedCheckpoint average_checkpoints(const std::vector<std::string>& paths) {
   // One checkpoint in memory at a time: a training checkpoint is 3x its weights (Adam moments).
   for (const std::string& path : paths) {
     const Checkpoint c = read_checkpoint(path);
-    SL_CHECK(c.run_config.contains("model"), path, ": checkpoint config has no model section");
+    // Compared after parsing, so that a knob added since one of them was written (and so absent
+    // from its metadata) counts as its default.
+    const ModelConfig config = checkpoint_model_config(c);
+    const Json model = model_config_to_json(config);
     if (!out.model) {
-      first_model = c.run_config.at("model");
-      out.model = std::make_unique<Transformer<float>>(checkpoint_model_config(c));
+      first_model = model;
+      out.model = std::make_unique<Transformer<float>>(config);
       params = out.model->parameters();
       for (Parameter<float>* p : params) sums.emplace_back(size_t(p->value.numel()), 0.0);
     } else {
-      const Json& model = c.run_config.at("model");
       SL_CHECK(model == first_model, path, ": model config differs from ", paths.front(),
                " (first difference: model.", first_difference(first_model, model),
                "): only checkpoints of one model can be averaged");
