@@ -53,16 +53,12 @@ grep -q "already holds a run" <<< "$err" || fail "reuse of a run directory with 
 "$bin" average "$tmp"/snap/snapshots/step{10,20,30}.safetensors --out "$tmp/avg.safetensors" > /dev/null ||
   fail "average"
 "$bin" eval --checkpoint "$tmp/avg.safetensors" > /dev/null || fail "eval of the averaged checkpoint"
-/usr/bin/python3 - "$tmp" <<'PY' || fail "snapshot or average weights"
-import json, struct, sys
+/usr/bin/python3 - "$tmp" "$src" <<'PY' || fail "snapshot or average weights"
+import json, sys
 import numpy as np
-def read(path):
-    raw = open(path, "rb").read()
-    n = struct.unpack("<Q", raw[:8])[0]
-    header = json.loads(raw[8:8 + n])
-    meta = header.pop("__metadata__")
-    return meta, {k: np.frombuffer(raw[8 + n + v["data_offsets"][0]:8 + n + v["data_offsets"][1]], "<f4")
-                  for k, v in header.items()}
+sys.path.insert(0, sys.argv[2] + "/tests/oracle")
+from checkpoint_numpy import doc_reader  # the numpy reader of docs/checkpoint.md
+read = doc_reader(sys.argv[2])
 d = sys.argv[1]
 _, final = read(d + "/final.safetensors")
 snaps = [read(f"{d}/snap/snapshots/step{s}.safetensors")[1] for s in (10, 20, 30)]

@@ -335,7 +335,7 @@ TrainSummary Trainer::run(const TrainerOptions& options) {
       // Weights only (no optimizer state): for scalelab average / eval, not for --resume.
       fs::create_directories(snapshot_dir);
       save_checkpoint((snapshot_dir / ("step" + std::to_string(step) + ".safetensors")).string(),
-                      model_, run_config_to_json(config_), step);
+                      model_, resolved, step);
     }
   }
   eval_and_log(tc.steps);
