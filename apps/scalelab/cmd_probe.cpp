@@ -1,23 +1,21 @@
-// scalelab probe: build a model at initialisation (for several seeds), run real batches of its task
-// through it in eval mode with every probe observing, take one optimiser step to measure the
-// update/parameter ratio, and print per-layer tables (median and spread over seeds). With --out,
-// writes the samples (probes.jsonl, docs/probes.md) and the spread over seeds (summary.json).
+// scalelab probe: the flags of the probe experiment (probes/probe_run.hpp: models at initialisation
+// over several seeds, or a checkpoint, run on real batches of the task with every probe observing,
+// one optimiser step for the update/parameter ratio). Prints per-layer tables (median and spread
+// over seeds); with --out, writes the samples (probes.jsonl, docs/probes.md) and the spread over
+// seeds (summary.json).
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
-#include <optional>
-
 #include "commands.hpp"
-#include "scalelab/model/checkpoint.hpp"
-#include "scalelab/probes/precision_probe.hpp"
 #include "loaded_run.hpp"
 #include "scalelab/core/parallel.hpp"
-#include "scalelab/probes/gradient_probe.hpp"
-#include "scalelab/probes/model_probe.hpp"
+#include "scalelab/model/checkpoint.hpp"
+#include "scalelab/probes/probe_run.hpp"
 #include "scalelab/probes/table.hpp"
-#include "scalelab/train/loss.hpp"
 #include "scalelab/train/trainer.hpp"
 
 namespace scalelab::cli {
@@ -43,15 +41,6 @@ struct ProbeArgs {
   std::string precision_accumulate = "f32";  // f32 | format
   bool no_max_subtraction = false;
 };
-
-ModelInput input_of(const Batch& b, bool encoder_decoder) {
-  ModelInput in{.batch = b.size, .src_len = b.src_len, .tgt_len = b.tgt_len, .tgt = b.tgt_in.data()};
-  if (encoder_decoder) {
-    in.src = b.src.data();
-    in.src_lengths = b.src_lengths.data();
-  }
-  return in;
-}
 
 std::vector<double> parse_logit_bins(const std::string& spec) {
   double lo = 0, hi = 0;
@@ -140,23 +129,33 @@ void run_probe(const ProbeArgs& a) {
   const TaskData data = load_task(config.data);
   config.model = resolve_vocab(config.model, data);
   const bool enc = config.model.arch == Architecture::encoder_decoder;
-  const std::vector<Example>& split = a.split == "valid" ? data.valid
-                                      : a.split == "test" ? data.test
-                                                          : data.train;
-  SL_CHECK(!split.empty(), "the ", a.split, " split of ", task_label(config.data), " is empty");
+  SL_CHECK(!probes::probe_split(data, a.split).empty(), "the ", a.split, " split of ",
+           task_label(config.data), " is empty");
+
+  probes::ProbeRunOptions opt;
+  opt.seeds = a.seeds;
+  opt.batches = a.batches;
+  opt.batch_size = a.batch_size;
+  opt.split = a.split;
+  opt.optimizer_step = !a.no_step;
+  opt.model.per_head = !a.no_heads;
+  opt.model.attention.thresholds = {.saturated = a.saturated, .near_uniform = a.near_uniform};
+  opt.model.attention.logit_edges = logit_edges;
+  if (a.entropy_bins > 0)
+    opt.model.attention.entropy_edges = probes::Histogram::uniform(0, 1, a.entropy_bins).edges();
+  if (!a.precision.empty()) {
+    opt.precision = parse_dtype(a.precision);
+    opt.precision_accumulate = a.precision_accumulate == "f32" ? DType::f32 : *opt.precision;
+    opt.subtract_max = !a.no_max_subtraction;
+  }
+  opt.tags = tags;
+
+  // The plan first (run_probes runs these same batches), so the header shows before the work.
+  const int64_t n_batches = static_cast<int64_t>(probes::probe_batches(config, data, opt).size());
   const int64_t batch_size = a.batch_size > 0 ? a.batch_size : config.train.batch_size;
-  std::vector<Batch> batches = batches_in_order(split, batch_size, batch_layout(data, enc));
-  if (static_cast<int64_t>(batches.size()) > a.batches) batches.resize(a.batches);
-
-  probes::ModelProbeOptions po;
-  po.per_head = !a.no_heads;
-  po.attention.thresholds = {.saturated = a.saturated, .near_uniform = a.near_uniform};
-  po.attention.logit_edges = logit_edges;
-  if (a.entropy_bins > 0) po.attention.entropy_edges = probes::Histogram::uniform(0, 1, a.entropy_bins).edges();
-
   const ModelConfig& m = config.model;
   std::cout << "scalelab probe: " << task_label(config.data) << ", " << a.split << " split, "
-            << batches.size() << " batch(es) of up to " << batch_size << ", "
+            << n_batches << " batch(es) of up to " << batch_size << ", "
             << (checkpoint ? "checkpoint " + a.checkpoint + " at step " + std::to_string(step)
                            : std::to_string(seeds) + " seed(s) from model.seed = " + std::to_string(m.seed)) << (config.preset.empty() ? "" : ", preset ")
             << config.preset << "\nmodel: d_model " << m.d_model << ", " << m.n_heads
@@ -165,72 +164,9 @@ void run_probe(const ProbeArgs& a) {
             << (m.attention.scale_query ? " (on q)" : "") << ", embedding scale "
             << m.embedding.scale_value << "\n";
 
-  std::vector<probes::ProbeRecord> records;
-  OverflowCounters precision_totals;
-  double lr = 0;
-  for (int64_t i = 0; i < seeds; ++i) {
-    ModelConfig mc = config.model;
-    mc.seed = config.model.seed + static_cast<uint64_t>(i);
-    const auto seed = static_cast<int64_t>(mc.seed);
-    Transformer<float> model(mc);
-    if (checkpoint) load_weights(model, *checkpoint);
-    probes::ModelProbe<float> probe(model, po);
-    probe.arm_kernel_stats();
-    model.zero_grad();
-    Tensor<float> dlogits;
-    double loss = 0, nll = 0, tokens = 0, correct = 0;
-    for (const Batch& b : batches) {
-      const Tensor<float>& logits = model.forward(input_of(b, enc), ForwardMode{});
-      probe.observe_forward();
-      dlogits.resize(logits.shape());
-      const LossResult l = cross_entropy<float>(logits.data(), b.tgt_out.data(), b.size * b.tgt_len,
-                                                mc.tgt_vocab, config.train.label_smoothing,
-                                                kPadId, dlogits.data());
-      // The gradient of the mean loss over the batches.
-      for (float& g : dlogits) g /= static_cast<float>(batches.size());
-      model.backward(dlogits.data());
-      loss += l.loss * l.tokens;
-      nll += l.nll * l.tokens;
-      tokens += l.tokens;
-      correct += l.correct;
-    }
-    probe.disarm_kernel_stats();
-    // The model still holds the last batch's forward tensors: replay its ops in the format.
-    std::vector<probes::ProbeRecord> precision_records;
-    if (!a.precision.empty()) {
-      probes::PrecisionProbeOptions pp;
-      pp.dtype = parse_dtype(a.precision);
-      pp.accumulate = a.precision_accumulate == "f32" ? DType::f32 : pp.dtype;
-      pp.subtract_max = !a.no_max_subtraction;
-      precision_records = probes::probe_precision(model, pp, seed, step);
-      for (const probes::ProbeRecord& r : precision_records) probes::add_counts(r, precision_totals);
-    }
-    probes::GradientProbe<float> grads;
-    grads.before_step(model.parameters());
-    if (!a.no_step) {
-      Optimizer<float> optimizer(model.parameters(), config.train.optimizer);
-      clip_grad_norm(optimizer.params(), config.train.clip_norm);
-      lr = learning_rate(config.train.schedule, 1);
-      optimizer.step(lr);
-      grads.after_step(model.parameters());
-    }
-    std::vector<probes::ProbeRecord> rs = probe.records(seed, step);
-    for (probes::ProbeRecord& r : precision_records) rs.push_back(std::move(r));
-
-    for (probes::ProbeRecord& r : grads.records(seed, step)) rs.push_back(std::move(r));
-    probes::ProbeRecord lr_rec;
-    lr_rec.probe = "loss";
-    lr_rec.site = a.split;
-    lr_rec.seed = seed;
-    lr_rec.step = step;
-    lr_rec.values = {{"loss", loss / tokens}, {"nll", nll / tokens}, {"tokens", tokens},
-                     {"token_accuracy", correct / tokens}, {"step_lr", a.no_step ? NAN : lr}};
-    rs.push_back(std::move(lr_rec));
-    for (probes::ProbeRecord& r : rs) {
-      for (const auto& [key, value] : tags) r.tags[key] = value;
-      records.push_back(std::move(r));
-    }
-  }
+  const probes::ProbeRunResult run =
+      probes::run_probes(config, data, opt, checkpoint ? &*checkpoint : nullptr);
+  const std::vector<probes::ProbeRecord>& records = run.records;
 
   std::vector<probes::ProbeRecord> all_heads;
   for (const probes::ProbeRecord& r : records)
@@ -239,12 +175,12 @@ void run_probe(const ProbeArgs& a) {
   const probes::SeedSpread* nll = summary.find("loss", "model", -1, a.split, -1, "nll", step);
   std::cout << (checkpoint ? "loss: " : "loss at init: ") << probes::format_cell(nll) << " nats/token (ln V = "
             << std::log(static_cast<double>(m.tgt_vocab)) << ")"
-            << (a.no_step ? "" : ", first step's learning rate " + probes::format_number(lr)) << "\n";
+            << (a.no_step ? "" : ", first step's learning rate " + probes::format_number(run.first_step_lr)) << "\n";
   probes::print_probe_tables(std::cout, summary, step);
   if (!a.precision.empty()) {
     std::cout << "\n" << a.precision << " replay of the last batch (accumulating in "
               << a.precision_accumulate << (a.no_max_subtraction ? ", softmax without max subtraction" : "")
-              << "), all seeds and layers:\n" << precision_totals.summary();
+              << "), all seeds and layers:\n" << run.precision_totals.summary();
   }
 
   if (!a.out.empty()) {
@@ -253,8 +189,8 @@ void run_probe(const ProbeArgs& a) {
     write_file(files.jsonl, jsonl.str());
     Json s = summary.to_json();
     s["config"] = run_config_to_json(config);
-    s["probe"] = {{"seeds", a.seeds}, {"batches", static_cast<int64_t>(batches.size())},
-                  {"batch_size", batch_size}, {"split", a.split}, {"optimizer_step", !a.no_step},
+    s["probe"] = {{"seeds", a.seeds}, {"batches", run.batches},
+                  {"batch_size", run.batch_size}, {"split", a.split}, {"optimizer_step", !a.no_step},
                   {"records", static_cast<int64_t>(records.size())}, {"tags", tags}};
     write_file(files.summary, s.dump(1) + "\n");
     std::cout << "\nwrote " << files.jsonl.string() << " (" << records.size() << " records) and "
