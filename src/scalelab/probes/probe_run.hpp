@@ -49,8 +49,8 @@ struct ProbeRunResult {
 
 // config.model's vocab sizes must be resolved (resolve_vocab); data is the loaded task.
 // checkpoint: probe those weights (one model, its step) instead of fresh initialisations.
-// Throws Error for invalid options (seeds, batches, batch_size < 0, split name, precision f32, an
-// empty split) before any model is built.
+// Throws Error before any model is built for seeds or batches < 1, batch_size < 0, an unknown
+// split name, an empty split, and precision_accumulate neither f32 nor the precision.
 ProbeRunResult run_probes(const RunConfig& config, const TaskData& data,
                           const ProbeRunOptions& options, const Checkpoint* checkpoint = nullptr);
 
