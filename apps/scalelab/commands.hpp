@@ -15,5 +15,6 @@ void add_g2p(CLI::App& app);
 void add_sample(CLI::App& app);
 void add_probe(CLI::App& app);
 void add_average(CLI::App& app);
+void add_report(CLI::App& app);
 
 }  // namespace scalelab::cli

@@ -1,0 +1,121 @@
+#include "scalelab/report/claim_sections.hpp"
+
+#include "scalelab/report/claim_catalogue.hpp"
+#include "scalelab/report/text.hpp"
+
+namespace scalelab::report {
+namespace {
+
+Inline verdict_cell(const ClaimRecord& c) {
+  Inline out{strong(verdict_text(c.verdict))};
+  if (c.verdict == Verdict::holds_only_if && !c.condition.empty()) out.push_back(txt(" " + c.condition));
+  if (c.provisional) out.push_back(emph(" provisional (quick)"));
+  return out;
+}
+
+std::string seeds_text(const std::vector<int64_t>& seeds) {
+  std::string s;
+  for (size_t i = 0; i < seeds.size(); ++i) s += (i ? ", " : "") + std::to_string(seeds[i]);
+  return s.empty() ? "–" : s;
+}
+
+std::string json_scalar(const Json& v) {
+  if (v.is_number()) return format_number(v.get<double>());
+  if (v.is_string()) return v.get<std::string>();
+  return v.dump();
+}
+
+Block arms_table(const ClaimRecord& c) {
+  Table t{{"arm", "kind", "seeds"}, {false, false, false}, {}};
+  for (const Arm& a : c.arms) t.rows.push_back({{txt(a.name)}, {txt(a.kind)}, {txt(seeds_text(a.seeds))}});
+  return t;
+}
+
+Block measurements_table(const ClaimRecord& c) {
+  Table t{{"quantity", "arm", "x", "median", "min–max", "seeds", "unit"},
+          {false, false, true, true, true, true, false},
+          {}};
+  for (const Measurement& m : c.measurements) {
+    const std::string range = m.values.size() > 1 || m.min != m.max
+                                  ? format_number(m.min) + " – " + format_number(m.max)
+                                  : "";
+    t.rows.push_back({{txt(m.name)},
+                      {txt(m.arm)},
+                      {txt(format_number(m.x))},
+                      {txt(format_number(m.median))},
+                      {txt(range)},
+                      {txt(std::to_string(m.values.size()))},
+                      {txt(m.unit)}});
+  }
+  return t;
+}
+
+// name -> value tables for thresholds and facts (JSON objects of numbers).
+Block named_values_table(const Json& values, const char* name_header) {
+  Table t{{name_header, "value"}, {false, true}, {}};
+  for (auto it = values.begin(); it != values.end(); ++it)
+    t.rows.push_back({{code(it.key())}, {txt(json_scalar(it.value()))}});
+  return t;
+}
+
+}  // namespace
+
+std::vector<Block> summary_blocks(const Ledger& ledger) {
+  std::vector<Block> out;
+  out.push_back(Heading{2, "summary", {txt("Summary of the verdicts")}});
+  Table t{{"claim", "statement", "verdict", "key number"}, {false, false, false, false}, {}};
+  for (const ClaimRecord* c : claims_in_order(ledger))
+    t.rows.push_back({{link(c->id, claim_anchor(c->id))},
+                      {txt(c->statement)},
+                      verdict_cell(*c),
+                      {txt(key_number_text(c->key_number))}});
+  out.push_back(std::move(t));
+  std::string not_run;
+  for (const CatalogueEntry& e : claim_catalogue())
+    if (!ledger.claims.count(e.id)) not_run += (not_run.empty() ? "" : ", ") + std::string(e.id);
+  if (!not_run.empty())
+    out.push_back(Paragraph{{txt("Not run in this ledger: " + not_run + ".")}, "note"});
+  return out;
+}
+
+std::vector<Block> claim_section(const ClaimRecord& c, const std::vector<Figure>& figures) {
+  std::vector<Block> out;
+  out.push_back(Heading{2, "claim-" + c.id, {txt(c.id + " · " + c.statement)}});
+  std::string meta = "Group: " + (c.group.empty() ? std::string("–") : c.group);
+  if (!c.mode.empty()) meta += " · mode: " + c.mode;
+  if (c.seconds) meta += " · " + format_number(*c.seconds) + " s";
+  out.push_back(Paragraph{{emph(meta)}, ""});
+
+  out.push_back(Heading{4, "", {txt("Experiment")}});
+  out.push_back(Paragraph{{txt(c.experiment.empty() ? "(not described)" : c.experiment)}, ""});
+
+  if (!c.arms.empty()) {
+    out.push_back(Heading{4, "", {txt("Arms")}});
+    out.push_back(arms_table(c));
+    for (const Arm& a : c.arms)
+      out.push_back(Details{"Resolved config of arm \"" + a.name + "\"", a.config.dump(2)});
+  }
+
+  out.push_back(Heading{4, "", {txt("Criterion (fixed before the run)")}});
+  out.push_back(Paragraph{{txt(c.criterion.empty() ? "(not stated)" : c.criterion)}, ""});
+  if (!c.thresholds.empty()) out.push_back(named_values_table(c.thresholds, "threshold"));
+
+  if (!c.measurements.empty()) {
+    out.push_back(Heading{4, "", {txt("Measurements (median and range over seeds)")}});
+    out.push_back(measurements_table(c));
+  }
+  if (!c.facts.empty()) {
+    out.push_back(Heading{4, "", {txt("Named numbers")}});
+    out.push_back(named_values_table(c.facts, "fact"));
+  }
+  for (const Figure& f : figures) out.push_back(f);
+
+  out.push_back(Heading{4, "", {txt("Verdict")}});
+  Paragraph verdict{verdict_cell(c), "note"};
+  if (c.verdict == Verdict::not_testable && !c.reason.empty()) verdict.text.push_back(txt(": " + c.reason));
+  if (!c.sentence.empty()) verdict.text.push_back(txt(" — " + c.sentence));
+  out.push_back(std::move(verdict));
+  return out;
+}
+
+}  // namespace scalelab::report

@@ -1,0 +1,317 @@
+#include "scalelab/report/gnuplot.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "scalelab/core/error.hpp"
+
+namespace scalelab::report {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Okabe-Ito: distinguishable with the common colour-vision deficiencies.
+const char* const kColours[] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7",
+                                "#E69F00", "#56B4E9", "#000000", "#F0E442"};
+constexpr int kColourCount = sizeof(kColours) / sizeof(kColours[0]);
+constexpr double kTimeoutSeconds = 60;
+
+std::string quoted(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '\\' || c == '"') out += '\\';
+    out += (c == '\n' || c == '\r') ? ' ' : c;
+  }
+  return out + "\"";
+}
+
+std::string datum(double v) {
+  if (!std::isfinite(v)) return "NaN";  // gnuplot leaves a gap
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+
+void write_text(const fs::path& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  SL_CHECK(out, "cannot write ", path.string());
+  out << text;
+  out.flush();
+  SL_CHECK(out, "write to ", path.string(), " failed (disk full?)");
+}
+
+std::string read_text(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+bool has_band(const Series& s) {
+  for (const auto& p : s.points)
+    if (p.size() == 4) return true;
+  return false;
+}
+
+// "set xtics ("a" 0, "b" 1)": category labels at integer positions.
+std::string tic_labels(const char* axis, const std::vector<std::string>& labels) {
+  std::string out = std::string("set ") + axis + "tics (";
+  for (size_t i = 0; i < labels.size(); ++i)
+    out += (i ? ", " : "") + quoted(labels[i]) + " " + std::to_string(i);
+  return out + ")\n";
+}
+
+// Data files, one per series for lines, one table for bars and heatmaps; returns the plot command.
+std::string lines_plot(const PlotSpec& spec, const fs::path& dir, bool write_files) {
+  std::string cmd;
+  for (size_t i = 0; i < spec.series.size(); ++i) {
+    const Series& s = spec.series[i];
+    const fs::path file = dir / ("series" + std::to_string(i) + ".dat");
+    if (write_files) {
+      std::string data;
+      for (const auto& p : s.points)
+        data += datum(p[0]) + " " + datum(p[1]) + " " + datum(p.size() == 4 ? p[2] : NAN) + " " +
+                datum(p.size() == 4 ? p[3] : NAN) + "\n";
+      write_text(file, data);
+    }
+    const std::string colour = kColours[i % kColourCount];
+    const std::string f = quoted(file.string());
+    if (has_band(s))
+      cmd += (cmd.empty() ? "" : ", ") + f + " using 1:3:4 with filledcurves fc rgb " + quoted(colour) +
+             " fs transparent solid 0.18 noborder notitle";
+    cmd += (cmd.empty() ? "" : ", ") + f + " using 1:2 with linespoints lw 2 pt 7 ps 0.55 lc rgb " +
+           quoted(colour) + " title " + quoted(s.label);
+  }
+  return cmd;
+}
+
+std::string bars_plot(const PlotSpec& spec, const fs::path& dir, bool write_files, bool bands) {
+  // One row per category; per series the columns y, lo, hi (lo = hi = y without a band).
+  const size_t n = spec.cols.size();
+  std::vector<std::vector<double>> table(n, std::vector<double>(3 * spec.series.size(), NAN));
+  for (size_t s = 0; s < spec.series.size(); ++s)
+    for (const auto& p : spec.series[s].points) {
+      const auto row = static_cast<size_t>(p[0]);
+      table[row][3 * s] = p[1];
+      table[row][3 * s + 1] = p.size() == 4 ? p[2] : p[1];
+      table[row][3 * s + 2] = p.size() == 4 ? p[3] : p[1];
+    }
+  const fs::path file = dir / "bars.dat";
+  if (write_files) {
+    std::string data;
+    for (const auto& row : table) {
+      for (size_t c = 0; c < row.size(); ++c) {
+        if (c) data += ' ';
+        data += datum(row[c]);
+      }
+      data += "\n";
+    }
+    write_text(file, data);
+  }
+  std::string cmd;
+  for (size_t s = 0; s < spec.series.size(); ++s) {
+    const std::string y = std::to_string(3 * s + 1);
+    const std::string cols =
+        bands ? y + ":" + std::to_string(3 * s + 2) + ":" + std::to_string(3 * s + 3) : y;
+    cmd += (s ? ", " : "") + quoted(file.string()) + " using " + cols + " title " +
+           quoted(spec.series[s].label) + " lc rgb " + quoted(kColours[s % kColourCount]);
+  }
+  return cmd;
+}
+
+std::string heatmap_plot(const PlotSpec& spec, const fs::path& dir, bool write_files) {
+  const fs::path file = dir / "matrix.dat";
+  if (write_files) {
+    std::string data;
+    for (const auto& row : spec.matrix) {
+      for (size_t c = 0; c < row.size(); ++c) {
+        if (c) data += ' ';
+        data += datum(row[c]);
+      }
+      data += "\n";
+    }
+    write_text(file, data);
+  }
+  const std::string f = quoted(file.string());
+  // `pixels` draws each cell as an SVG rectangle rather than an embedded PNG.
+  std::string cmd = f + " matrix with image pixels notitle";
+  const size_t cells = spec.rows.size() * spec.cols.size();
+  if (cells <= 100)  // small enough to print the value in each cell
+    cmd += ", " + f + " matrix using 1:2:(sprintf(\"%.3g\", $3)) with labels font \",10\" notitle";
+  return cmd;
+}
+
+// Runs argv with stdout and stderr into log; returns "" on exit status 0, else the problem.
+std::string run(const std::vector<std::string>& argv, const fs::path& log) {
+  int err_pipe[2];
+  SL_CHECK(pipe2(err_pipe, O_CLOEXEC) == 0, "pipe2 failed: ", std::strerror(errno));
+  const pid_t pid = fork();
+  if (pid < 0) {
+    close(err_pipe[0]);
+    close(err_pipe[1]);
+    return std::string("fork failed: ") + std::strerror(errno);
+  }
+  if (pid == 0) {
+    const int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd >= 0) {
+      dup2(fd, 1);
+      dup2(fd, 2);
+    }
+    const int devnull = open("/dev/null", O_RDONLY);
+    if (devnull >= 0) dup2(devnull, 0);
+    std::vector<char*> args;
+    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    execvp(args[0], args.data());
+    const int e = errno;  // exec failed: tell the parent why through the close-on-exec pipe
+    (void)!write(err_pipe[1], &e, sizeof e);
+    _exit(127);
+  }
+  close(err_pipe[1]);
+  int exec_errno = 0;
+  const bool exec_failed = read(err_pipe[0], &exec_errno, sizeof exec_errno) == sizeof exec_errno;
+  close(err_pipe[0]);
+
+  int status = 0;
+  const auto start = std::chrono::steady_clock::now();
+  for (;;) {
+    const pid_t done = waitpid(pid, &status, WNOHANG);
+    if (done == pid) break;
+    if (done < 0 && errno != EINTR) return std::string("waitpid failed: ") + std::strerror(errno);
+    if (std::chrono::steady_clock::now() - start > std::chrono::duration<double>(kTimeoutSeconds)) {
+      kill(pid, SIGKILL);
+      waitpid(pid, &status, 0);
+      return argv[0] + " did not finish within " + std::to_string(static_cast<int>(kTimeoutSeconds)) +
+             " s (killed)";
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  if (exec_failed)
+    return "cannot run gnuplot program \"" + argv[0] + "\": " + std::strerror(exec_errno);
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return "";
+  std::string message = read_text(log);
+  while (!message.empty() && (message.back() == '\n' || message.back() == ' ')) message.pop_back();
+  if (message.size() > 400) message = "..." + message.substr(message.size() - 400);
+  const std::string how = WIFEXITED(status) ? "exited with status " + std::to_string(WEXITSTATUS(status))
+                                            : "was killed by signal " + std::to_string(WTERMSIG(status));
+  return argv[0] + " " + how + (message.empty() ? "" : ": " + message);
+}
+
+// A fresh private directory under the system's temp dir, removed when this goes out of scope.
+class TempDir {
+ public:
+  TempDir() {
+    std::string pattern = (fs::temp_directory_path() / "scalelab-plot-XXXXXX").string();
+    SL_CHECK(mkdtemp(pattern.data()) != nullptr, "cannot create a temporary directory ", pattern, ": ",
+             std::strerror(errno));
+    path_ = pattern;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+std::string script_for(const PlotSpec& spec, const fs::path& dir, const std::string& output,
+                       bool write_files) {
+  std::ostringstream s;
+  s << "set terminal svg size 720,440 dynamic noenhanced font \"sans,13\" background \"white\"\n"
+    << "set output " << quoted(output) << "\n"
+    << "set encoding utf8\n"
+    << "set border lc rgb \"#555555\"\n"
+    << "set grid lc rgb \"#e4e4e4\" lw 1\n"
+    << "set key below horizontal noreverse samplen 2 spacing 1.1\n"
+    << "set xlabel " << quoted(spec.x_label) << "\n"
+    << "set ylabel " << quoted(spec.y_label) << "\n";
+  if (spec.kind == "lines") {
+    if (spec.log_x) s << "set logscale x\n";
+    if (spec.log_y) s << "set logscale y\n";
+    s << "plot " << lines_plot(spec, dir, write_files) << "\n";
+  } else if (spec.kind == "bars") {
+    bool bands = false;
+    for (const Series& ser : spec.series) bands = bands || has_band(ser);
+    s << "set style data histograms\n"
+      << (bands ? "set style histogram errorbars gap 1.5 lw 1\n" : "set style histogram clustered gap 1.5\n")
+      << "set style fill solid 0.85 noborder\n"
+      << "set boxwidth 0.9\n"
+      << "set xrange [-0.6:" << datum(static_cast<double>(spec.cols.size()) - 0.4) << "]\n"
+      << "set grid noxtics\n"
+      << "set xtics nomirror rotate by -20\n"
+      << tic_labels("x", spec.cols);
+    if (spec.log_y) s << "set logscale y\n";
+    s << "plot " << bars_plot(spec, dir, write_files, bands) << "\n";
+  } else {
+    s << "unset grid\n"
+      << "unset key\n"
+      << "set palette defined (0 \"#f7fbff\", 1 \"#9ecae1\", 2 \"#3182bd\")\n"
+      << "set xrange [-0.5:" << datum(static_cast<double>(spec.cols.size()) - 0.5) << "]\n"
+      << "set yrange [" << datum(static_cast<double>(spec.rows.size()) - 0.5) << ":-0.5]\n"
+      << "set xtics nomirror\nset ytics nomirror\n"
+      << tic_labels("x", spec.cols) << tic_labels("y", spec.rows);
+    s << "plot " << heatmap_plot(spec, dir, write_files) << "\n";
+  }
+  return s.str();
+}
+
+}  // namespace
+
+std::string gnuplot_script(const PlotSpec& spec, const std::string& data_dir,
+                           const std::string& output_svg) {
+  return script_for(spec, data_dir, output_svg, false);
+}
+
+bool gnuplot_works(const std::string& program) {
+  TempDir dir;
+  return run({program, "--version"}, dir.path() / "version.log").empty();
+}
+
+PlotResult draw_plot(const PlotSpec& spec, const std::string& program) {
+  PlotResult result;
+  try {
+    if (spec.kind != "heatmap" && spec.series.empty()) {
+      result.problem = "the plot spec has no series";
+      return result;
+    }
+    if (spec.kind == "heatmap" && spec.matrix.empty()) {
+      result.problem = "the heatmap has an empty matrix";
+      return result;
+    }
+    TempDir dir;
+    const fs::path output = dir.path() / "plot.svg";
+    write_text(dir.path() / "plot.gp", script_for(spec, dir.path(), output.string(), true));
+    const std::string problem = run({program, (dir.path() / "plot.gp").string()}, dir.path() / "gnuplot.log");
+    if (!problem.empty()) {
+      result.problem = problem;
+      return result;
+    }
+    result.svg = read_text(output);
+    if (result.svg.find("<svg") == std::string::npos) {
+      result.problem = program + " exited normally but wrote no SVG";
+      return result;
+    }
+    result.ok = true;
+  } catch (const Error& e) {  // temp-dir or file trouble: shown in the page like a gnuplot failure
+    result.problem = e.what();
+  }
+  return result;
+}
+
+}  // namespace scalelab::report

@@ -1,0 +1,107 @@
+// report/ledger_files: the typed contents of a `scalelab check` output directory.
+//
+// The report reads only JSON (docs/ledger.md is the contract), never the ledger's C++ types, so
+// that it can render a directory written by any version of `check` that speaks schema 1. Every
+// field is checked on reading; an error names the file, the field and the offending value.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "scalelab/core/config_section.hpp"  // scalelab::Json
+
+namespace scalelab::report {
+
+enum class Verdict { holds, holds_only_if, does_not_hold, not_testable };
+// The verdict as docs/ledger.md spells it ("holds only if", ...).
+const char* verdict_text(Verdict v);
+
+struct KeyNumber {
+  std::string label;
+  std::optional<double> value;
+  std::string unit;
+  std::string text;  // the ledger's own rendering of value and unit; may be empty
+};
+
+struct Arm {
+  std::string name;
+  std::string kind;  // train | probe | compute
+  Json config;       // the resolved run config
+  std::vector<int64_t> seeds;
+};
+
+struct Measurement {
+  std::string name;
+  std::string arm;
+  std::optional<double> x;
+  std::string unit;
+  std::vector<double> values;  // per seed; NaN where the JSON holds null
+  double median = 0, min = 0, max = 0;
+};
+
+struct Series {
+  std::string label;
+  std::vector<std::vector<double>> points;  // [x, y] or [x, y, lo, hi]
+};
+
+struct PlotSpec {
+  std::string id;
+  std::string title;
+  std::string kind;  // lines | bars | heatmap
+  std::string x_label, y_label;
+  bool log_x = false, log_y = false;
+  std::vector<Series> series;
+  std::vector<std::string> rows, cols;
+  std::vector<std::vector<double>> matrix;
+};
+
+struct ClaimRecord {
+  std::string file;  // where it was read from, for messages
+  std::string id;
+  std::string group;
+  std::string statement;
+  std::string experiment;
+  std::string criterion;
+  Json thresholds = Json::object();
+  std::string mode;
+  std::vector<Arm> arms;
+  std::vector<Measurement> measurements;
+  std::vector<PlotSpec> plots;
+  Json facts = Json::object();  // name -> number (or string)
+  Verdict verdict = Verdict::not_testable;
+  std::string condition;
+  std::string reason;
+  bool provisional = false;
+  std::string sentence;
+  KeyNumber key_number;
+  std::optional<double> seconds;
+};
+
+struct LedgerEntry {  // one claim's summary record in ledger.json
+  std::string id;
+  Verdict verdict = Verdict::not_testable;
+  std::string condition;
+  bool provisional = false;
+  KeyNumber key_number;
+};
+
+struct Ledger {
+  std::string dir;
+  std::string mode;
+  std::string version;
+  std::string cpu;
+  std::optional<double> seconds;
+  std::vector<LedgerEntry> entries;          // in ledger.json's order
+  std::map<std::string, ClaimRecord> claims;  // by id, from claims/<ID>.json
+};
+
+// Reads DIR/ledger.json and DIR/claims/<ID>.json for every claim it lists. Throws Error when
+// ledger.json is missing or any file does not follow schema 1.
+Ledger read_ledger(const std::string& dir);
+
+// One claim file; exposed for tests.
+ClaimRecord read_claim(const std::string& path);
+
+}  // namespace scalelab::report

@@ -1,0 +1,98 @@
+#include "scalelab/report/opening.hpp"
+
+#include <set>
+#include <string>
+
+#include "scalelab/report/claim_catalogue.hpp"
+
+namespace scalelab::report {
+namespace {
+
+struct Question {
+  const char* anchor;
+  const char* question;
+  const char* lead;  // what the sources say, before the measurements (no measured numbers)
+  std::vector<const char*> claims;
+  bool quote_sentence;  // add the single claim's own measured sentence
+};
+
+// The two questions of the source documents.
+const std::vector<Question>& main_questions() {
+  static const std::vector<Question> q = {
+      {"q-embedding", "Why is the token embedding multiplied by sqrt(d_model)?",
+       "The 2017 paper states the factor without a reason (§3.4). In tensor2tensor and fairseq it "
+       "comes paired with an embedding table initialised as N(0, 1/d_model), so the product has "
+       "entries of unit scale; PyTorch's nn.Embedding starts from N(0, 1) instead.",
+       {"E3", "E4", "E8", "E10"}, false},
+      {"q-attention", "Why are attention logits divided by sqrt(d_k), not d_k or nothing?",
+       "The paper gives a suspicion, not an experiment (§3.2.1 and its footnote 4): the dot product of "
+       "two vectors with unit-variance components has variance d_k, which may push softmax into regions "
+       "with small gradients.",
+       {"A1", "A2", "A4", "A6", "A3"}, false},
+  };
+  return q;
+}
+
+const std::vector<Question>& follow_ups() {
+  static const std::vector<Question> q = {
+      {"q-d-or-1-over-d", "Why not multiply by d_model, or divide by it?", "", {"E12", "E5"}, false},
+      {"q-learnable", "Would a learnable scale do better?", "", {"E7"}, true},
+      {"q-rope", "What changes with RoPE and LLaMA-style models?", "", {"E11"}, true},
+      {"q-tiny-dk", "Does the scale matter for a tiny d_k?", "", {"A8"}, true},
+      {"q-t5", "Is T5's folded initialisation the same thing?", "", {"A11"}, true},
+      {"q-fp16", "FP16 overflow: which op really overflows first?", "", {"E6", "A9", "B4"}, false},
+      {"q-bert", "Does BERT's embedding LayerNorm make the scale unnecessary?", "", {"E9"}, true},
+      {"q-mup", "What about muP's 1/d_k?", "", {"B3", "A3"}, false},
+  };
+  return q;
+}
+
+const ClaimRecord* find(const Ledger& ledger, const std::string& id) {
+  auto it = ledger.claims.find(id);
+  return it == ledger.claims.end() ? nullptr : &it->second;
+}
+
+// One item per claim: "E4 · The claim that ... holds only if ... (key number)." The claim's own
+// measured sentence follows where the question rests on that one claim.
+List answer(const Ledger& ledger, const Question& q) {
+  List list;
+  for (const char* id : q.claims) {
+    const ClaimRecord* claim = find(ledger, id);
+    Inline item{claim ? link(id, claim_anchor(id)) : txt(id), txt(" · ")};
+    for (Span& s : verdict_sentence(id, claim)) item.push_back(std::move(s));
+    if (q.quote_sentence && claim && !claim->sentence.empty()) item.push_back(txt(" " + claim->sentence));
+    list.items.push_back(std::move(item));
+  }
+  return list;
+}
+
+}  // namespace
+
+std::vector<Block> opening_blocks(const Ledger& ledger) {
+  std::vector<Block> out;
+  std::set<std::string> not_run;
+  auto add_answer = [&](const Question& q, int level) {
+    out.push_back(Heading{level, q.anchor, {txt(q.question)}});
+    if (*q.lead) out.push_back(Paragraph{{txt(q.lead)}, ""});
+    out.emplace_back(std::in_place_type<List>, answer(ledger, q));
+    for (const char* id : q.claims)
+      if (!find(ledger, id)) not_run.insert(id);
+  };
+  for (const Question& q : main_questions()) add_answer(q, 2);
+  out.push_back(Heading{2, "follow-up", {txt("Follow-up questions")}});
+  for (const Question& q : follow_ups()) add_answer(q, 3);
+  if (!not_run.empty()) {
+    std::string ids;
+    for (const CatalogueEntry& e : claim_catalogue())
+      if (not_run.count(e.id)) {
+        if (!ids.empty()) ids += ',';
+        ids += e.id;
+      }
+    out.push_back(Paragraph{{txt("Some claims above were not run in this ledger; run them with "),
+                             code("scalelab check --only " + ids), txt(".")},
+                            "note"});
+  }
+  return out;
+}
+
+}  // namespace scalelab::report
