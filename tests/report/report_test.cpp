@@ -1,0 +1,267 @@
+// scalelab report on a fixture ledger (tests/report/fixtures/ledger: four claims with lines, bars
+// and heatmap plots and a "not testable" claim).
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include "scalelab/core/error.hpp"
+#include "scalelab/report/gnuplot.hpp"
+#include "scalelab/report/svg_inline.hpp"
+#include "scalelab/report/text.hpp"
+#include "scalelab/report/write_report.hpp"
+
+namespace scalelab::report {
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path fixture_ledger() {
+  if (const char* source = std::getenv("SCALELAB_SOURCE"))
+    return fs::path(source) / "tests/report/fixtures/ledger";
+  return fs::path(__FILE__).parent_path() / "fixtures/ledger";
+}
+
+fs::path scratch_root() {
+  return fs::temp_directory_path() / ("scalelab-report-test-" + std::to_string(::getpid()));
+}
+
+// Removes this process's scratch directories when the tests end.
+class ScratchCleanup : public ::testing::Environment {
+ public:
+  void TearDown() override { fs::remove_all(scratch_root()); }
+};
+const auto* const cleanup = ::testing::AddGlobalTestEnvironment(new ScratchCleanup);
+
+// A private copy of the fixture ledger for one test.
+fs::path fresh_ledger(const std::string& name) {
+  const fs::path dir = scratch_root() / name;
+  fs::remove_all(dir);
+  fs::create_directories(dir.parent_path());
+  fs::copy(fixture_ledger(), dir, fs::copy_options::recursive);
+  return dir;
+}
+
+std::string read(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+Json read_json(const fs::path& p) { return Json::parse(read(p)); }
+void write_json(const fs::path& p, const Json& j) { std::ofstream(p) << j.dump(2); }
+
+// The page from its start to the summary table: the title, the questions and their answers.
+std::string opening_of(const std::string& html) {
+  const size_t end = html.find("id=\"summary\"");
+  EXPECT_NE(end, std::string::npos);
+  return html.substr(0, end);
+}
+
+ReportOptions no_gnuplot() {
+  ReportOptions o;
+  o.gnuplot = "/nonexistent/gnuplot-for-scalelab-test";
+  return o;
+}
+
+TEST(Report, EscapesTextFromTheJson) {
+  const fs::path dir = fresh_ledger("escape");
+  write_report(dir.string(), no_gnuplot());
+  const std::string html = read(dir / "report.html");
+  // E4's experiment text holds "<b>not bold</b> & friends".
+  EXPECT_NE(html.find("&lt;b&gt;not bold&lt;/b&gt; &amp; friends"), std::string::npos);
+  EXPECT_EQ(html.find("<b>not bold</b>"), std::string::npos);
+  const std::string md = read(dir / "report.md");
+  EXPECT_NE(md.find("\\<b\\>not bold\\</b\\>"), std::string::npos);
+}
+
+TEST(Report, EveryClaimGetsASectionInBothFiles) {
+  const fs::path dir = fresh_ledger("sections");
+  const ReportResult r = write_report(dir.string(), no_gnuplot());
+  EXPECT_EQ(r.claims, 4);
+  const std::string html = read(dir / "report.html");
+  const std::string md = read(dir / "report.md");
+  for (const Json& entry : read_json(dir / "ledger.json").at("claims")) {
+    const std::string id = entry.at("id").get<std::string>();
+    EXPECT_NE(html.find("<h2 id=\"claim-" + id + "\">"), std::string::npos) << id;
+    EXPECT_NE(html.find("href=\"#claim-" + id + "\""), std::string::npos) << id;  // summary link
+    EXPECT_NE(md.find("<a id=\"claim-" + id + "\"></a>"), std::string::npos) << id;
+  }
+  // Arms with their resolved configs, collapsed.
+  EXPECT_NE(html.find("<details><summary>Resolved config of arm &quot;N(0,1/d) x sqrt(d)&quot;"), std::string::npos);
+  // The not-testable claim gives its reason.
+  EXPECT_NE(html.find("names no implementation"), std::string::npos);
+}
+
+TEST(Report, OpeningQuotesTheNumbersAndVerdictsOfTheJson) {
+  const fs::path dir = fresh_ledger("opening");
+  write_report(dir.string(), no_gnuplot());
+  const std::string opening = opening_of(read(dir / "report.html"));
+  for (const char* id : {"E4", "A4", "E6"}) {
+    const Json claim = read_json(dir / "claims" / (std::string(id) + ".json"));
+    EXPECT_NE(opening.find(escape_html(claim.at("key_number").at("text").get<std::string>())), std::string::npos) << id;
+    EXPECT_NE(opening.find(escape_html(claim.at("key_number").at("label").get<std::string>())), std::string::npos) << id;
+  }
+  EXPECT_NE(opening.find("<strong>holds only if</strong> the table is initialised with std 1/sqrt(d_model)"),
+            std::string::npos);
+  EXPECT_NE(opening.find("<strong>does not hold</strong> (embedding overflows at d_model 4096: 0"), std::string::npos);
+  // Claims absent from the ledger are said to be so.
+  EXPECT_NE(opening.find("E11 · The claim that with RoPE"), std::string::npos);
+  EXPECT_NE(opening.find("<em>was not run</em>"), std::string::npos);
+}
+
+TEST(Report, ChangedNumbersAndVerdictsShowAfterRegenerating) {
+  const fs::path dir = fresh_ledger("regenerate");
+  write_report(dir.string(), no_gnuplot());
+  EXPECT_NE(opening_of(read(dir / "report.html")).find("d 512: 2.05"), std::string::npos);
+
+  Json e4 = read_json(dir / "claims/E4.json");
+  e4["key_number"]["value"] = 3.875;
+  e4["key_number"]["text"] = "3.875";
+  write_json(dir / "claims/E4.json", e4);
+  Json a4 = read_json(dir / "claims/A4.json");
+  a4["verdict"] = "does not hold";
+  write_json(dir / "claims/A4.json", a4);
+  write_report(dir.string(), no_gnuplot());
+
+  const std::string opening = opening_of(read(dir / "report.html"));
+  EXPECT_NE(opening.find("d 512: 3.875"), std::string::npos);
+  EXPECT_EQ(opening.find("d 512: 2.05"), std::string::npos);
+  EXPECT_NE(opening.find("training does not converge <strong>does not hold</strong>"), std::string::npos);
+  EXPECT_EQ(opening.find("training does not converge <strong>holds</strong>"), std::string::npos);
+  EXPECT_NE(read(dir / "report.md").find("d 512: 3.875"), std::string::npos);
+}
+
+TEST(Report, WithoutGnuplotThePageSaysSoAndKeepsItsTables) {
+  const fs::path dir = fresh_ledger("no-gnuplot");
+  const ReportResult r = write_report(dir.string(), no_gnuplot());
+  EXPECT_FALSE(r.gnuplot_found);
+  EXPECT_EQ(r.plots_drawn, 0);
+  EXPECT_EQ(r.plots_failed, 3);
+  const std::string html = read(dir / "report.html");
+  EXPECT_NE(html.find("No plots: "), std::string::npos);
+  EXPECT_NE(html.find("/nonexistent/gnuplot-for-scalelab-test"), std::string::npos);
+  EXPECT_NE(html.find("Plot E4-ratio was not drawn"), std::string::npos);
+  EXPECT_EQ(html.find("<svg"), std::string::npos);
+  // The measurements table is still there: E4's first median and its range.
+  EXPECT_NE(html.find("<td class=\"num\">2.01</td><td class=\"num\">1.98 – 2.04</td>"), std::string::npos);
+}
+
+TEST(Report, PlotsAreInlinedWithUniqueIdsAndWrittenBesideTheMarkdown) {
+  if (!gnuplot_works("gnuplot")) GTEST_SKIP() << "gnuplot is not installed";
+  const fs::path dir = fresh_ledger("plots");
+  const ReportResult r = write_report(dir.string(), ReportOptions{});
+  EXPECT_EQ(r.plots_drawn, 3);
+  EXPECT_EQ(r.plots_failed, 0);
+  const std::string html = read(dir / "report.html");
+  size_t svgs = 0;
+  for (size_t at = html.find("<svg"); at != std::string::npos; at = html.find("<svg", at + 1)) ++svgs;
+  EXPECT_EQ(svgs, 3u);
+  EXPECT_EQ(html.find("<?xml"), std::string::npos);
+  EXPECT_EQ(html.find("<script"), std::string::npos);
+  std::set<std::string> ids;
+  const std::regex id_attr(R"re(\sid=["']([^"']+)["'])re");
+  for (auto it = std::sregex_iterator(html.begin(), html.end(), id_attr); it != std::sregex_iterator(); ++it)
+    EXPECT_TRUE(ids.insert((*it)[1]).second) << "duplicate id " << (*it)[1];
+  // Every in-page reference points at an id that exists; nothing points outside the page.
+  const std::regex ref(R"re((?:href|src)=["']([^"']*)["'])re");
+  for (auto it = std::sregex_iterator(html.begin(), html.end(), ref); it != std::sregex_iterator(); ++it) {
+    const std::string target = (*it)[1];
+    ASSERT_FALSE(target.empty());
+    ASSERT_EQ(target[0], '#') << target;
+    EXPECT_TRUE(ids.count(target.substr(1))) << "dangling reference " << target;
+  }
+  for (const char* plot : {"E4-ratio", "A4-saturation", "E6-overflow-map"}) {
+    EXPECT_TRUE(fs::exists(dir / "plots" / (std::string(plot) + ".svg"))) << plot;
+    EXPECT_NE(read(dir / "report.md").find(std::string("](plots/") + plot + ".svg)"), std::string::npos) << plot;
+  }
+}
+
+TEST(Report, ClaimMissingFromTheLedgerIsSaidNotRun) {
+  const fs::path dir = fresh_ledger("missing-claim");
+  Json ledger = read_json(dir / "ledger.json");
+  Json kept = Json::array();
+  for (const Json& e : ledger["claims"])
+    if (e["id"] != "A4") kept.push_back(e);
+  ledger["claims"] = kept;
+  write_json(dir / "ledger.json", ledger);
+  fs::remove(dir / "claims/A4.json");
+  write_report(dir.string(), no_gnuplot());
+  const std::string html = read(dir / "report.html");
+  EXPECT_NE(opening_of(html).find("A4 · The claim that without a scale softmax saturates"), std::string::npos);
+  EXPECT_EQ(html.find("id=\"claim-A4\""), std::string::npos);
+  EXPECT_NE(html.find("scalelab check --only "), std::string::npos);
+}
+
+TEST(Report, ErrorsNameTheFileAndTheValue) {
+  EXPECT_THROW(
+      {
+        try {
+          write_report("/nonexistent/scalelab-report-dir", no_gnuplot());
+        } catch (const Error& e) {
+          EXPECT_NE(std::string(e.what()).find("/nonexistent/scalelab-report-dir"), std::string::npos);
+          throw;
+        }
+      },
+      Error);
+  const fs::path empty = fresh_ledger("no-ledger-json");
+  fs::remove(empty / "ledger.json");
+  try {
+    write_report(empty.string(), no_gnuplot());
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("no ledger.json"), std::string::npos) << e.what();
+  }
+  const fs::path bad = fresh_ledger("bad-verdict");
+  Json e6 = read_json(bad / "claims/E6.json");
+  e6["verdict"] = "sort of";
+  write_json(bad / "claims/E6.json", e6);
+  try {
+    write_report(bad.string(), no_gnuplot());
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("claims/E6.json"), std::string::npos) << what;
+    EXPECT_NE(what.find("\"sort of\""), std::string::npos) << what;
+  }
+  EXPECT_FALSE(fs::exists(bad / "report.html"));
+}
+
+TEST(ReportText, FormatsNumbersCompactly) {
+  EXPECT_EQ(format_number(0.91), "0.91");
+  EXPECT_EQ(format_number(2.0), "2");
+  EXPECT_EQ(format_number(12345.6), "12346");
+  EXPECT_EQ(format_number(2.5e-5), "2.5e-5");
+  EXPECT_EQ(format_number(65504.0 * 100), "6.55e6");
+  EXPECT_EQ(format_number(1.5e9), "1.5e9");
+  EXPECT_EQ(format_number(std::nan("")), "n/a");
+}
+
+TEST(ReportSvg, InliningPrefixesIdsAndReferencesAndDropsTheProlog) {
+  const std::string svg =
+      "<?xml version=\"1.0\"?>\n<!DOCTYPE svg>\n<svg viewBox=\"0 0 10 10\" "
+      "xmlns=\"http://www.w3.org/2000/svg\" xmlns:xlink=\"http://www.w3.org/1999/xlink\">\n"
+      "<title>Gnuplot</title><desc>x</desc><defs><path id='gpPt0' d='M0,0'/></defs>"
+      "<use xlink:href='#gpPt0'/><g id=\"gnuplot_plot_1\" filter=\"url(#textbox)\"><script>x()</script></g></svg>\n";
+  const std::string out = inline_svg(svg, "p3-", "A <title>");
+  EXPECT_EQ(out.rfind("<svg role=\"img\"", 0), 0u) << out;
+  EXPECT_EQ(out.find("<?xml"), std::string::npos);
+  EXPECT_EQ(out.find("DOCTYPE"), std::string::npos);
+  EXPECT_EQ(out.find("<script"), std::string::npos);
+  EXPECT_NE(out.find("id='p3-gpPt0'"), std::string::npos);
+  EXPECT_NE(out.find("xlink:href='#p3-gpPt0'"), std::string::npos);
+  EXPECT_NE(out.find("id=\"p3-gnuplot_plot_1\""), std::string::npos);
+  EXPECT_NE(out.find("url(#p3-textbox)"), std::string::npos);
+  EXPECT_NE(out.find("<title>A &lt;title&gt;</title>"), std::string::npos);
+  EXPECT_EQ(out.find("Gnuplot"), std::string::npos);
+  EXPECT_EQ(out.substr(out.size() - 6), "</svg>");
+}
+
+}  // namespace
+}  // namespace scalelab::report
