@@ -17,6 +17,7 @@ packages=(
   libopenblas0-pthread
   pocketsphinx-en-us bible-kjv bible-kjv-text
   gnuplot-nox
+  chromium  # the report test opens report.html headless
 )
 
 missing=()

@@ -1,0 +1,188 @@
+#!/usr/bin/env bash
+# Opens the report in headless Chromium: it loads without any request leaving the file, every claim
+# of ledger.json has its section in the DOM, every inline SVG is well-formed XML with plotted data,
+# the opening quotes the ledger's numbers (and a number edited in a claim's JSON after a rerun), and
+# the page fits a narrow window. Uses `scalelab check --quick` when the binary has it, else the
+# fixture ledger. Skips (exit 0) only when Chromium is not installed.
+set -u
+bin="${SCALELAB_BIN:?}"
+source_dir="${SCALELAB_SOURCE:?}"
+tmp="${SCALELAB_TMP:-/tmp}/report-browser-$$"
+chromium_bin="$(command -v chromium || command -v chromium-browser || true)"
+if [ -z "$chromium_bin" ]; then
+  echo "SKIP: chromium is not installed (scripts/setup.sh installs it)"
+  exit 0
+fi
+mkdir -p "$tmp"
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+fail() { echo "FAIL $*"; failures=$((failures + 1)); }
+
+ledger="$tmp/ledger"
+# `scalelab check --help` would print the top-level help if check did not exist: read the list.
+if "$bin" --help 2>/dev/null | grep -qE '^ +check +'; then
+  echo "running: scalelab check --quick --out $ledger"
+  "$bin" check --quick --out "$ledger" >"$tmp/check.log" 2>&1 || { cat "$tmp/check.log"; fail "scalelab check --quick"; exit 1; }
+else
+  echo "scalelab has no check subcommand yet: using the fixture ledger"
+  cp -r "$source_dir/tests/report/fixtures/ledger" "$ledger"
+fi
+"$bin" report "$ledger" || { fail "scalelab report"; exit 1; }
+[ -s "$ledger/report.html" ] && [ -s "$ledger/report.md" ] || { fail "report.html or report.md missing"; exit 1; }
+
+# chrome RUN_NAME ARGS...: a fresh profile per run; the resolver maps every host to nothing, so even
+# Chromium's own background traffic cannot leave the machine (it is still logged, and told apart).
+chrome() {
+  local name="$1"
+  shift
+  timeout 120 "$chromium_bin" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+    --disable-background-networking --disable-component-update --disable-sync \
+    --host-resolver-rules="MAP * ~NOTFOUND" --user-data-dir="$tmp/profile-$name" --hide-scrollbars "$@" \
+    2>"$tmp/chrome-$name.log"
+}
+
+page="file://$ledger/report.html"
+chrome dom --log-net-log="$tmp/netlog.json" --dump-dom "$page" >"$tmp/dom.html" || fail "chromium --dump-dom"
+chrome wide --screenshot="$tmp/wide.png" --window-size=1400,2000 "$page" || fail "chromium screenshot 1400"
+chrome narrow --screenshot="$tmp/narrow.png" --window-size=420,2000 "$page" || fail "chromium screenshot 420"
+for png in wide narrow; do
+  [ -s "$tmp/$png.png" ] || fail "no $png screenshot"
+done
+# A copy with one line of script measures the page width in a 420-pixel window (report.html has none).
+# (Headless Chromium may widen a very narrow window: compare with the width it really had.)
+sed 's|</body>|<script>document.body.setAttribute("data-scroll-width", document.documentElement.scrollWidth + " " + window.innerWidth)</script></body>|' \
+  "$ledger/report.html" >"$ledger/measure.html"
+chrome measure --window-size=420,900 --dump-dom "file://$ledger/measure.html" >"$tmp/measure.html" || fail "chromium measure"
+
+check_page() {  # check_page DOM_FILE [EXPECTED_NUMBER]
+  python3 - "$ledger" "$1" "$tmp/netlog.json" "$tmp/measure.html" "${2:-}" <<'PY'
+import html, json, os, re, sys
+import xml.etree.ElementTree as ET
+
+ledger_dir, dom_path, netlog_path, measure_path, expected = sys.argv[1:6]
+source = open(os.path.join(ledger_dir, "report.html"), encoding="utf-8").read()
+dom = open(dom_path, encoding="utf-8").read()
+problems = []
+
+# 1. Nothing outside the file: every src/href is an in-page anchor; no stylesheet links, imports
+#    or remote url(); and no request started by the page in Chromium's network log.
+for attr, target in re.findall(r'\b(src|href)\s*=\s*["\']([^"\']*)["\']', source):
+    if not target.startswith("#"):
+        problems.append(f"{attr}={target!r} points outside the page")
+for pattern in (r"<link\b", r"@import", r"url\(\s*['\"]?(?!#)", r"<script\b", r"<iframe\b", r"<img\b"):
+    if re.search(pattern, source, re.I):
+        problems.append(f"report.html contains {pattern}")
+if netlog_path and os.path.exists(netlog_path):
+    text = open(netlog_path, encoding="utf-8").read().rstrip()
+    try:
+        log = json.loads(text)
+    except json.JSONDecodeError:  # a log cut short when Chromium exits: close it
+        log = json.loads(text.rstrip(",") + "]}")
+    names = {v: k for k, v in log["constants"]["logEventTypes"].items()}
+    for e in log.get("events", []):
+        p = e.get("params", {})
+        if names.get(e["type"]) == "URL_REQUEST_START_JOB" and "url" in p:
+            # Chromium's own traffic (updates, accounts) has no origin; the page's would.
+            if p.get("initiator") != "not an origin" and not p["url"].startswith(("file:", "data:")):
+                problems.append(f"the page requested {p['url']}")
+
+# 2. A section per claim of ledger.json.
+ledger = json.load(open(os.path.join(ledger_dir, "ledger.json"), encoding="utf-8"))
+ids = [c["id"] for c in ledger["claims"]]
+for cid in ids:
+    if f'id="claim-{cid}"' not in dom:
+        problems.append(f"no section for claim {cid} in the DOM")
+
+# 3. Every inline SVG is well-formed XML and holds a plotted path with several points.
+svgs = re.findall(r"<svg\b.*?</svg>", source, re.S)
+plots = sum(len(json.load(open(os.path.join(ledger_dir, "claims", f"{cid}.json")))["plots"]) for cid in ids)
+if "No plots: " not in source and len(svgs) != plots:
+    problems.append(f"{len(svgs)} inline SVGs for {plots} plot specs")
+pair = re.compile(r"-?\d+(?:\.\d+)?[ ,]-?\d+(?:\.\d+)?")
+for i, svg in enumerate(svgs):
+    try:
+        root = ET.fromstring(svg)
+    except ET.ParseError as e:
+        problems.append(f"inline SVG {i} is not well-formed XML: {e}")
+        continue
+    best = 0
+    for el in root.iter():
+        tag = el.tag.split("}")[-1]
+        if tag == "path":
+            best = max(best, len(pair.findall(el.get("d", ""))))
+        elif tag in ("polyline", "polygon"):
+            best = max(best, len(pair.findall(el.get("points", ""))))
+    data_groups = [el for el in root.iter() if "gnuplot_plot" in (el.get("id") or "")]
+    if not data_groups:
+        problems.append(f"inline SVG {i} has no plotted data group")
+    if best < 4:
+        problems.append(f"inline SVG {i}: longest path has {best} points")
+
+# 4. The opening (before the summary table) quotes the key numbers of the claims it links to.
+opening_html = dom[: dom.find('id="summary"')]
+opening_text = html.unescape(re.sub(r"<[^>]+>", "", opening_html))
+linked = sorted(set(re.findall(r'href="#claim-([A-Za-z0-9]+)"', opening_html)))
+if not linked:
+    problems.append("the opening links to no claim")
+for cid in linked:
+    claim = json.load(open(os.path.join(ledger_dir, "claims", f"{cid}.json"), encoding="utf-8"))
+    key = claim.get("key_number") or {}
+    if claim["verdict"] == "not testable here" or not (key.get("text") or key.get("value") is not None):
+        continue
+    if key.get("text") and key["text"] not in opening_text:
+        problems.append(f"the opening does not quote {cid}'s key number {key['text']!r}")
+if expected and expected not in opening_text:
+    problems.append(f"the opening does not show the edited number {expected}")
+
+# 5. A narrow window needs no horizontal scrolling (wide tables scroll inside their own box).
+if measure_path and os.path.exists(measure_path):
+    m = re.search(r'data-scroll-width="(\d+) (\d+)"', open(measure_path, encoding="utf-8").read())
+    if not m:
+        problems.append("could not measure the page width")
+    elif int(m.group(1)) > int(m.group(2)):
+        problems.append(f"the page is {m.group(1)} px wide in a {m.group(2)} px window")
+
+for p in problems:
+    print("  " + p)
+print(f"checked {len(ids)} claims, {len(svgs)} inline SVGs, opening links {', '.join(linked)}")
+sys.exit(1 if problems else 0)
+PY
+}
+
+check_page "$tmp/dom.html" && echo "ok   page loads offline, sections, SVGs, opening numbers, narrow width" || fail "page checks"
+
+# Edit one key number the opening quotes, rerun the report, find the new number in the page.
+edited=$(python3 - "$ledger" <<'PY'
+import json, os, re, sys
+d = sys.argv[1]
+html = open(os.path.join(d, "report.html"), encoding="utf-8").read()
+opening = html[: html.find('id="summary"')]
+for cid in re.findall(r'href="#claim-([A-Za-z0-9]+)"', opening):
+    path = os.path.join(d, "claims", f"{cid}.json")
+    claim = json.load(open(path, encoding="utf-8"))
+    if claim["verdict"] != "not testable here" and claim.get("key_number"):
+        claim["key_number"]["value"] = 987.625
+        claim["key_number"]["text"] = "987.625"
+        json.dump(claim, open(path, "w", encoding="utf-8"), indent=2)
+        print(cid)
+        break
+PY
+)
+if [ -z "$edited" ]; then
+  fail "no claim in the opening with a key number to edit"
+else
+  "$bin" report "$ledger" >/dev/null || fail "scalelab report after the edit"
+  chrome dom2 --dump-dom "$page" >"$tmp/dom2.html" || fail "chromium --dump-dom after the edit"
+  python3 - "$tmp/dom2.html" <<'PY' && echo "ok   edited key number of $edited shows in the opening" || fail "edited number of $edited not in the opening"
+import html, re, sys
+dom = open(sys.argv[1], encoding="utf-8").read()
+opening = html.unescape(re.sub(r"<[^>]+>", "", dom[: dom.find('id="summary"')]))
+sys.exit(0 if "987.625" in opening else 1)
+PY
+fi
+
+if [ "$failures" -ne 0 ]; then
+  echo "$failures failure(s)"
+  exit 1
+fi
+echo "all browser checks passed"
