@@ -13,4 +13,7 @@ void set_num_threads(int n) {
   omp_set_num_threads(n);
 }
 
+ScopedNumThreads::ScopedNumThreads(int n) : saved_(num_threads()) { set_num_threads(n); }
+ScopedNumThreads::~ScopedNumThreads() { omp_set_num_threads(saved_); }
+
 }  // namespace scalelab

@@ -9,6 +9,19 @@ int num_threads();
 // Sets the thread count (n >= 1); throws Error otherwise.
 void set_num_threads(int n);
 
+// Sets the calling thread's OpenMP thread count for a scope and restores the previous count, so
+// that one run's setting does not leak into the next (OpenMP keeps the count per calling thread).
+class ScopedNumThreads {
+ public:
+  explicit ScopedNumThreads(int n);
+  ~ScopedNumThreads();
+  ScopedNumThreads(const ScopedNumThreads&) = delete;
+  ScopedNumThreads& operator=(const ScopedNumThreads&) = delete;
+
+ private:
+  int saved_;
+};
+
 // Runs body(i) for i in [0, n) across the OpenMP threads with a static schedule, so that the
 // split of work (and hence every floating-point result) depends only on n and the thread count.
 template <class Body>

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <vector>
 
+#include "scalelab/core/error.hpp"
 #include "scalelab/core/parallel.hpp"
 
 namespace scalelab {
@@ -73,10 +74,23 @@ double clip_grad_norm(const ParameterRefs<T>& params, double max_norm) {
   return norm;
 }
 
+double parameter_lr_multiplier(const OptimizerOptions& options, const std::string& name,
+                               int64_t rank) {
+  if (options.mup_base_width <= 0) return 1.0;
+  SL_CHECK(options.mup_width > 0, "muP learning rates need the model width (mup_width = ",
+           options.mup_width, ")");
+  const bool input_table = name.find("embed") != std::string::npos ||
+                           name.find("rel_bias") != std::string::npos;
+  if (rank != 2 || input_table) return 1.0;
+  return double(options.mup_base_width) / double(options.mup_width);
+}
+
 template <class T>
 Optimizer<T>::Optimizer(ParameterRefs<T> params, const OptimizerOptions& options)
     : params_(std::move(params)), opt_(options) {
   for (const Parameter<T>* p : params_) {
+    lr_multiplier_.push_back(parameter_lr_multiplier(
+        opt_, p->name, static_cast<int64_t>(p->value.shape().size())));
     m_.emplace_back(p->value.shape());
     v_.emplace_back(p->value.shape());
     m_.back().zero();
@@ -108,8 +122,10 @@ void Optimizer<T>::step(double lr) {
   ++t_;
   const double b1 = opt_.beta1, b2 = opt_.beta2;
   const double c1 = 1.0 - std::pow(b1, double(t_)), c2 = 1.0 - std::pow(b2, double(t_));
+  const double base_lr = lr;
   for (size_t i = 0; i < params_.size(); ++i) {
     Parameter<T>& p = *params_[i];
+    lr = base_lr * lr_multiplier_[i];
     T* w = p.value.data();
     const T* grad = p.grad.data();
     const double wd = p.decay ? opt_.weight_decay : 0.0;

@@ -20,7 +20,17 @@ struct OptimizerOptions {
   OptimizerKind kind = OptimizerKind::adam;
   double beta1 = 0.9, beta2 = 0.98, eps = 1e-9;
   double weight_decay = 0.0;
+  // muP (Yang et al. 2022, Tensor Programs V, table 3, Adam column): the hidden and output
+  // matrices' learning rate is multiplied by mup_base_width / d_model (∝ 1/fan_in); embeddings,
+  // positions, biases, norm gains and scalars keep lr. 0: off (every parameter gets lr).
+  int64_t mup_base_width = 0;
+  int64_t mup_width = 0;  // the model's d_model (filled in from the model config)
 };
+
+// The learning-rate multiplier of one parameter under the options above (1 when muP is off).
+// A "matrix" is a 2-D weight that is not an input table (embed, pos_embed, rel_bias).
+double parameter_lr_multiplier(const OptimizerOptions& options, const std::string& name,
+                               int64_t rank);
 
 struct ScheduleOptions {
   ScheduleKind kind = ScheduleKind::noam;
@@ -67,6 +77,7 @@ class Optimizer {
  private:
   ParameterRefs<T> params_;
   OptimizerOptions opt_;
+  std::vector<double> lr_multiplier_;  // per parameter (muP), 1 otherwise
   std::vector<Tensor<T>> m_, v_;
   int64_t t_ = 0;
 };

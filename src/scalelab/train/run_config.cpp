@@ -61,6 +61,10 @@ void parse_train(ConfigSection s, TrainConfig& c, int64_t d_model) {
   if (!(c.optimizer.beta2 >= 0 && c.optimizer.beta2 < 1)) s.fail("beta2", "must be in [0, 1)");
   if (!(c.optimizer.eps > 0)) s.fail("eps", "must be > 0");
   if (!(c.optimizer.weight_decay >= 0)) s.fail("weight_decay", "must be >= 0");
+  c.optimizer.mup_base_width = s.get_int("mup_base_width", 0);
+  if (c.optimizer.mup_base_width < 0)
+    s.fail("mup_base_width", "must be >= 0 (0: off; > 0: muP learning rates relative to this width)");
+  c.optimizer.mup_width = d_model;
   const std::string sched = s.get_choice("schedule", "noam", {"noam", "warmup_cosine", "constant"});
   c.schedule.kind = sched == "noam" ? ScheduleKind::noam
                     : sched == "warmup_cosine" ? ScheduleKind::warmup_cosine
@@ -178,6 +182,7 @@ Json run_config_to_json(const RunConfig& c) {
                 {"beta2", t.optimizer.beta2},
                 {"eps", t.optimizer.eps},
                 {"weight_decay", t.optimizer.weight_decay},
+                {"mup_base_width", t.optimizer.mup_base_width},
                 {"schedule", schedule_name(t.schedule.kind)},
                 {"lr", t.schedule.lr},
                 {"warmup", t.schedule.warmup},

@@ -132,7 +132,8 @@ void Trainer::restore_master_weights_and_round_grads() {
   }
 }
 
-Trainer::StepResult Trainer::train_step(const Batch& batch, int64_t step, double lr) {
+Trainer::StepResult Trainer::train_step(const Batch& batch, int64_t step, double lr,
+                                        const TrainerOptions& options) {
   Rng dropout_rng(config_.train.seed * 0x9E3779B97F4A7C15ull + static_cast<uint64_t>(step));
   const bool reduced = rounding_.dtype != DType::f32;
   model_.zero_grad();
@@ -149,6 +150,10 @@ Trainer::StepResult Trainer::train_step(const Batch& batch, int64_t step, double
     for (float& g : dlogits_) g *= s;
   }
   model_.backward(dlogits_.data());
+  if (options.observer && options.observe_every > 0 &&
+      (step == 1 || step % options.observe_every == 0)) {
+    options.observer(StepView{.step = step, .loss = l.loss, .model = model_});
+  }
   if (reduced) restore_master_weights_and_round_grads();
   StepResult r{.loss = l.loss, .nll = l.nll};
   if (scaler_) {
@@ -224,28 +229,34 @@ int64_t Trainer::restore(const std::string& path) {
 
 TrainSummary Trainer::run(const TrainerOptions& options) {
   const TrainConfig& tc = config_.train;
-  if (tc.threads > 0) set_num_threads(static_cast<int>(tc.threads));
+  // The run's thread count, restored at the end (it must not leak into the caller's next run).
+  std::optional<ScopedNumThreads> threads;
+  if (tc.threads > 0) threads.emplace(static_cast<int>(tc.threads));
   const FlushDenormals flush_denormals(tc.flush_denormals);  // after the thread count is set
   const fs::path dir(tc.run_dir);
   const std::string checkpoint_path = (dir / "checkpoint.safetensors").string();
   const std::string metrics_path = (dir / "metrics.jsonl").string();
   const fs::path snapshot_dir = dir / "snapshots";
-  if (!options.resume) {
+  const bool on_disk = options.write_run_dir;
+  SL_CHECK(on_disk || !options.resume, "resuming needs a run directory (write_run_dir)");
+  if (on_disk && !options.resume) {
     SL_CHECK(!fs::exists(metrics_path) && !fs::exists(checkpoint_path) &&
                  !(fs::exists(snapshot_dir) && !fs::is_empty(snapshot_dir)),
              "train.run_dir = ", tc.run_dir,
              ": already holds a run (metrics.jsonl, checkpoint.safetensors or snapshots/); choose "
              "another run_dir or pass --resume");
   }
-  fs::create_directories(dir);
+  if (on_disk) fs::create_directories(dir);
   if (options.progress) {
     *options.progress << "scalelab train: " << model_.parameter_count() << " parameters, "
                       << data_.train.size() << " training examples, run dir " << tc.run_dir
                       << (options.resume ? " (resuming)" : "") << "\n";
   }
   const Json resolved = run_config_to_json(config_);
-  write_text_atomically((dir / "config.toml").string(), json_to_toml(resolved));
-  write_text_atomically((dir / "config.json").string(), resolved.dump(2) + "\n");
+  if (on_disk) {
+    write_text_atomically((dir / "config.toml").string(), json_to_toml(resolved));
+    write_text_atomically((dir / "config.json").string(), resolved.dump(2) + "\n");
+  }
 
   int64_t start_step = 0;
   if (options.resume) start_step = restore(checkpoint_path);
@@ -255,8 +266,15 @@ TrainSummary Trainer::run(const TrainerOptions& options) {
                       << ": the cosine decay is recomputed over the new total from step "
                       << start_step + 1 << "\n";
   }
-  std::ofstream metrics(metrics_path, std::ios::app);
-  SL_CHECK(metrics, "cannot open ", metrics_path, " for writing");
+  std::ofstream metrics_file;
+  if (on_disk) {
+    metrics_file.open(metrics_path, std::ios::app);
+    SL_CHECK(metrics_file, "cannot open ", metrics_path, " for writing");
+  }
+  auto emit = [&](const Json& rec) {
+    if (on_disk) metrics_file << rec.dump() << "\n" << std::flush;
+    if (options.sink) options.sink->record(rec);
+  };
 
   const bool with_source = config_.model.arch == Architecture::encoder_decoder;
   BatchStream stream(data_.train, tc.batch_size, batch_layout(data_, with_source), tc.seed,
@@ -274,7 +292,7 @@ TrainSummary Trainer::run(const TrainerOptions& options) {
     Json rec = {{"split", "valid"}, {"step", step}, {"loss", summary.valid.loss},
                 {"nll", summary.valid.nll}, {"token_accuracy", summary.valid.token_accuracy}};
     if (summary.valid.exact_match >= 0) rec["exact_match"] = summary.valid.exact_match;
-    metrics << rec.dump() << "\n" << std::flush;
+    emit(rec);
     if (options.progress) {
       *options.progress << "valid step " << step << ": loss " << std::fixed << std::setprecision(4)
                         << summary.valid.nll << " nats, token accuracy "
@@ -290,7 +308,7 @@ TrainSummary Trainer::run(const TrainerOptions& options) {
     StepResult r;
     {  // the step's GEMMs only: validation and decoding measure the f32 model the checkpoint holds
       const ScopedMatmulPrecision matmul_precision(tc.precision.matmul);
-      r = train_step(batch, step, lr);
+      r = train_step(batch, step, lr, options);
     }
     last_loss = r.loss;
     if (!r.applied) summary.skipped_steps += 1;
@@ -310,7 +328,7 @@ TrainSummary Trainer::run(const TrainerOptions& options) {
         run_counters_.merge(counters_);
         counters_ = {};
       }
-      metrics << rec.dump() << "\n" << std::flush;
+      emit(rec);
       if (options.progress) {
         *options.progress << "step " << step << "/" << tc.steps << "  loss " << std::fixed
                           << std::setprecision(4) << last_loss << "  lr " << std::scientific
@@ -325,13 +343,13 @@ TrainSummary Trainer::run(const TrainerOptions& options) {
       }
     }
     if (!std::isfinite(last_loss)) {
-      metrics << std::flush;
       throw_error("training diverged: loss = ", last_loss, " at step ", step,
                   " (lower train.lr or enable train.clip_norm)");
     }
     if (tc.eval_every > 0 && step % tc.eval_every == 0 && step != tc.steps) eval_and_log(step);
-    if (tc.checkpoint_every > 0 && step % tc.checkpoint_every == 0) save(checkpoint_path, step);
-    if (tc.snapshot_every > 0 && step % tc.snapshot_every == 0) {
+    if (on_disk && tc.checkpoint_every > 0 && step % tc.checkpoint_every == 0)
+      save(checkpoint_path, step);
+    if (on_disk && tc.snapshot_every > 0 && step % tc.snapshot_every == 0) {
       // Weights only (no optimizer state): for scalelab average / eval, not for --resume.
       fs::create_directories(snapshot_dir);
       save_checkpoint((snapshot_dir / ("step" + std::to_string(step) + ".safetensors")).string(),
@@ -339,7 +357,7 @@ TrainSummary Trainer::run(const TrainerOptions& options) {
     }
   }
   eval_and_log(tc.steps);
-  save(checkpoint_path, tc.steps);
+  if (on_disk) save(checkpoint_path, tc.steps);
   summary.steps = tc.steps;
   summary.final_train_loss = last_loss;
   summary.seconds = std::chrono::duration<double>(clock::now() - t0).count();
@@ -359,7 +377,7 @@ TrainSummary Trainer::run(const TrainerOptions& options) {
     s["rounding"] = counters_to_json(run_counters_);  // this session's steps (not before a resume)
   }
   if (summary.valid.exact_match >= 0) s["valid_exact_match"] = summary.valid.exact_match;
-  write_text_atomically((dir / "summary.json").string(), s.dump(2) + "\n");
+  if (on_disk) write_text_atomically((dir / "summary.json").string(), s.dump(2) + "\n");
   return summary;
 }
 

@@ -43,9 +43,32 @@ struct TrainSummary {
   int64_t parameters = 0;
 };
 
+// Where a run's metric records go: every "train" and "valid" record (the JSON of metrics.jsonl).
+class MetricsSink {
+ public:
+  virtual ~MetricsSink() = default;
+  virtual void record(const Json& rec) = 0;
+};
+
+// What an observer sees, after the backward of `step` (gradients as backward left them: before
+// unscaling, clipping and the update) while the model still holds that step's forward state.
+struct StepView {
+  int64_t step = 0;
+  double loss = 0;
+  Transformer<float>& model;
+};
+using StepObserver = std::function<void(const StepView&)>;
+
 struct TrainerOptions {
   bool resume = false;         // continue from run_dir/checkpoint.safetensors
   std::ostream* progress = nullptr;  // progress lines (null: silent)
+  // false: nothing is written to disk (no run directory, no checkpoint): the records reach only
+  // `sink` (the claims ledger's runs). true: train.run_dir as documented above.
+  bool write_run_dir = true;
+  MetricsSink* sink = nullptr;  // also receives every record (null: none)
+  // Called at step 1 and every observe_every steps (0: never); zero cost when unset.
+  StepObserver observer = nullptr;
+  int64_t observe_every = 0;
 };
 
 class Trainer {
@@ -59,7 +82,7 @@ class Trainer {
     double loss = 0, nll = 0, grad_norm = 0;
     bool applied = true;  // false: skipped by the loss scaler
   };
-  StepResult train_step(const Batch& batch, int64_t step, double lr);
+  StepResult train_step(const Batch& batch, int64_t step, double lr, const TrainerOptions& options);
   // bf16/f16: the forward and backward use the weights rounded to the format; the optimizer
   // updates the f32 masters (kept here in between).
   void round_weights_to_format();

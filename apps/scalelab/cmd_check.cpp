@@ -1,0 +1,48 @@
+// scalelab check: run the claims ledger (docs/ledger.md) and write its report (scalelab report).
+#include <iostream>
+
+#include "commands.hpp"
+#include "scalelab/ledger/check.hpp"
+#include "scalelab/report/write_report.hpp"
+
+namespace scalelab::cli {
+
+void add_check(CLI::App& app) {
+  auto o = std::make_shared<ledger::CheckOptions>();
+  auto only = std::make_shared<std::string>();
+  auto no_report = std::make_shared<bool>(false);
+  auto gnuplot = std::make_shared<std::string>("gnuplot");
+  CLI::App* cmd = app.add_subcommand(
+      "check", "Run one experiment per claim (E1-E12, A1-A13, B1-B4), compute each verdict from the "
+               "measurements and write the ledger and its report (docs/ledger.md)");
+  cmd->add_flag("--quick", o->quick, "synthetic tasks and smaller grids (about 2 minutes); verdicts marked provisional");
+  cmd->add_option("--only", *only, "comma-separated claim IDs, e.g. E3,A4,B1 (default: all 29)");
+  cmd->add_option("--out,-o", o->out, "output directory (created; refused if it holds other files)")->capture_default_str();
+  cmd->add_option("--jobs,-j", o->jobs, "runs side by side, one thread each (0: one per core); results do not depend on it")
+      ->capture_default_str();
+  cmd->add_option("--seeds", o->seeds, "seeds of training claims (>= 3; 0: 3); init-time claims use max(8, this)")
+      ->capture_default_str();
+  cmd->add_flag("--no-report", *no_report, "write the ledger's JSON and summary.md only, not report.html");
+  cmd->add_option("--gnuplot", *gnuplot, "gnuplot program for the report's plots")->capture_default_str();
+  cmd->add_flag("--quiet,-q", [o](int64_t) { o->progress = nullptr; }, "no progress lines");
+  o->progress = &std::cerr;
+  cmd->callback([o, only, no_report, gnuplot] {
+    if (!only->empty()) o->only = ledger::parse_claim_ids(*only);
+    const ledger::CheckResult r = ledger::run_check(*o);
+    std::cout << "scalelab check: " << r.ledger["claims"].size() << " claim(s), " << r.runs << " run(s) ("
+              << r.cached_runs << " from the cache) in " << static_cast<int64_t>(r.seconds + 0.5) << " s\n";
+    for (const Json& c : r.ledger["claims"]) {
+      std::cout << "  " << c["id"].get<std::string>() << "  " << c["verdict"].get<std::string>();
+      if (!c["condition"].get<std::string>().empty()) std::cout << " " << c["condition"].get<std::string>();
+      if (c["provisional"].get<bool>()) std::cout << "  [provisional (quick)]";
+      std::cout << "\n";
+    }
+    std::cout << "wrote " << o->out << "/ledger.json, " << o->out << "/claims/<ID>.json and " << o->out << "/summary.md\n";
+    if (!*no_report) {
+      const report::ReportResult rep = report::write_report(o->out, {.gnuplot = *gnuplot});
+      std::cout << "report: " << rep.html_path << " (open it in a browser) and " << rep.markdown_path << "\n";
+    }
+  });
+}
+
+}  // namespace scalelab::cli

@@ -1,0 +1,12 @@
+// core/atomic_file: write a whole file so that a reader sees the old content or the new, never a
+// part: temp file in the same directory, write, check, fsync, rename over the target, fsync the
+// directory. The temp file is removed on any failure; a target that exists and is not a regular
+// file (a directory, a device, a symlink) is never replaced. Errors name the file.
+#pragma once
+#include <string>
+
+namespace scalelab {
+
+void write_file_atomically(const std::string& path, const std::string& bytes);
+
+}  // namespace scalelab

@@ -1,0 +1,233 @@
+#include "scalelab/ledger/check.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <exception>
+#include <filesystem>
+#include <iomanip>
+#include <map>
+#include <mutex>
+#include <ostream>
+#include <sstream>
+#include <thread>
+
+#include "scalelab/core/atomic_file.hpp"
+#include "scalelab/core/cpu.hpp"
+#include "scalelab/core/error.hpp"
+#include "scalelab/ledger/cache.hpp"
+#include "scalelab/ledger/claim.hpp"
+
+namespace fs = std::filesystem;
+
+namespace scalelab::ledger {
+namespace {
+
+constexpr const char* kMarker = ".scalelab-ledger";
+
+std::string duration(double s) {
+  std::ostringstream out;
+  const int64_t t = int64_t(s + 0.5);
+  if (t >= 60) out << t / 60 << "m" << std::setw(2) << std::setfill('0') << t % 60 << "s";
+  else out << t << "s";
+  return out.str();
+}
+
+// Refuses a directory that holds anything but a ledger (never deletes or overwrites foreign files).
+void prepare_out(const std::string& out) {
+  const fs::path dir(out);
+  if (fs::exists(dir)) {
+    SL_CHECK(fs::is_directory(dir), "--out ", out, ": exists and is not a directory");
+    const bool empty = fs::is_empty(dir);
+    SL_CHECK(empty || fs::exists(dir / kMarker), "--out ", out,
+             ": holds files that scalelab check did not write (no ", kMarker,
+             "); choose an empty or new directory");
+  }
+  fs::create_directories(dir / "claims");
+  fs::create_directories(dir / "cache");
+  if (!fs::exists(dir / kMarker))
+    write_file_atomically((dir / kMarker).string(), "written by scalelab check\n");
+}
+
+struct PendingRun {
+  RunSpec spec;
+  std::string claim;  // the first claim that needs it (for the progress line)
+  std::vector<std::tuple<size_t, size_t, size_t>> uses;  // (claim, arm, seed index)
+  Json result;
+};
+
+std::string summary_markdown(const Json& ledger) {
+  std::ostringstream md;
+  md << "# scalelab check: summary (" << ledger["mode"].get<std::string>() << " mode)\n\n"
+     << "CPU: " << ledger["cpu"].get<std::string>() << "; " << ledger["runs"] << " runs ("
+     << ledger["cached_runs"] << " from the cache) in " << duration(ledger["seconds"]) << ".\n\n"
+     << "| ID | claim | verdict | key number |\n|---|---|---|---|\n";
+  for (const Json& c : ledger["claims"]) {
+    std::string verdict = c["verdict"];
+    if (!c["condition"].get<std::string>().empty()) verdict += " " + c["condition"].get<std::string>();
+    if (c["provisional"].get<bool>()) verdict += " (provisional (quick))";
+    std::string statement = c["statement"];
+    std::replace(statement.begin(), statement.end(), '|', '/');
+    const Json& k = c["key_number"];
+    const std::string key = k.is_object() ? k["label"].get<std::string>() + ": " + k["text"].get<std::string>() : "";
+    md << "| " << c["id"].get<std::string>() << " | " << statement << " | " << verdict << " | " << key << " |\n";
+  }
+  return md.str();
+}
+
+}  // namespace
+
+std::vector<std::string> parse_claim_ids(const std::string& list) {
+  std::vector<std::string> ids;
+  std::stringstream in(list);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    item.erase(std::remove_if(item.begin(), item.end(), ::isspace), item.end());
+    if (item.empty()) continue;
+    std::transform(item.begin(), item.end(), item.begin(), ::toupper);
+    bool known = false;
+    for (const Claim& c : all_claims()) known = known || c.info.id == item;
+    if (!known) {
+      std::string allowed;
+      for (const Claim& c : all_claims()) allowed += (allowed.empty() ? "" : ",") + c.info.id;
+      throw_error("--only: unknown claim ID \"", item, "\"; allowed: ", allowed);
+    }
+    if (std::find(ids.begin(), ids.end(), item) == ids.end()) ids.push_back(item);
+  }
+  SL_CHECK(!ids.empty(), "--only \"", list, "\": names no claim");
+  return ids;
+}
+
+CheckResult run_check(const CheckOptions& o) {
+  SL_CHECK(o.jobs >= 0 && o.jobs <= 64, "--jobs ", o.jobs, ": must be in 0..64 (0: one per core)");
+  SL_CHECK(o.seeds >= 0 && o.seeds <= 50, "--seeds ", o.seeds, ": must be in 0..50 (0: default)");
+  SL_CHECK(o.seeds == 0 || o.seeds >= 3, "--seeds ", o.seeds, ": training claims need at least 3");
+  LedgerMode mode;
+  mode.quick = o.quick;
+  if (o.seeds > 0) mode.train_seeds = o.seeds;
+  mode.init_seeds = std::max<int64_t>(8, mode.train_seeds);
+  prepare_out(o.out);
+  const auto t0 = std::chrono::steady_clock::now();
+  auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
+
+  // Plan.
+  std::vector<const Claim*> claims;
+  for (const Claim& c : all_claims())
+    if (o.only.empty() || std::find(o.only.begin(), o.only.end(), c.info.id) != o.only.end())
+      claims.push_back(&c);
+  std::vector<ClaimRun> runs;
+  for (const Claim* c : claims) {
+    runs.emplace_back(c->info, mode);
+    c->plan(runs.back());
+  }
+  std::map<std::string, size_t> index;
+  std::vector<PendingRun> pending;
+  for (size_t ci = 0; ci < runs.size(); ++ci) {
+    std::vector<Arm>& arms = runs[ci].arms();
+    for (size_t ai = 0; ai < arms.size(); ++ai) {
+      if (arms[ai].config.is_null()) continue;  // computed inline
+      arms[ai].results.assign(arms[ai].seeds.size(), Json());
+      for (size_t si = 0; si < arms[ai].seeds.size(); ++si) {
+        RunSpec spec = arms[ai].spec(si);
+        const std::string key = spec.key();
+        auto [it, fresh] = index.emplace(key, pending.size());
+        if (fresh) pending.push_back({std::move(spec), runs[ci].info().id, {}, {}});
+        pending[it->second].uses.emplace_back(ci, ai, si);
+      }
+    }
+  }
+
+  // Run (cache first).
+  const RunCache cache((fs::path(o.out) / "cache").string());
+  std::vector<size_t> todo;
+  CheckResult result;
+  for (size_t i = 0; i < pending.size(); ++i) {
+    if (auto hit = cache.find(pending[i].spec.key(), o.progress)) {
+      pending[i].result = std::move(*hit);
+      ++result.cached_runs;
+    } else {
+      todo.push_back(i);
+    }
+  }
+  result.runs = static_cast<int64_t>(pending.size());
+  const int64_t jobs = o.jobs > 0 ? o.jobs : std::max<int64_t>(1, int64_t(std::thread::hardware_concurrency()));
+  if (o.progress) {
+    *o.progress << "scalelab check: " << claims.size() << " claim(s), " << pending.size()
+                << " run(s) (" << result.cached_runs << " cached), " << jobs << " job(s), "
+                << (mode.quick ? "quick" : "full") << " mode\n";
+  }
+  std::atomic<size_t> next{0};
+  std::atomic<size_t> finished{0};
+  std::mutex mutex;
+  std::exception_ptr failure;
+  double run_seconds = 0;
+  auto worker = [&] {
+    for (;;) {
+      {
+        std::lock_guard<std::mutex> lock(mutex);
+        if (failure) return;
+      }
+      const size_t k = next.fetch_add(1);
+      if (k >= todo.size()) return;
+      PendingRun& p = pending[todo[k]];
+      try {
+        const auto r0 = std::chrono::steady_clock::now();
+        Json r = execute_run(p.spec);
+        cache.store(p.spec.key(), p.claim + " " + p.spec.label, r);
+        p.result = std::move(r);
+        const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - r0).count();
+        std::lock_guard<std::mutex> lock(mutex);
+        run_seconds += took;
+        const size_t done = ++finished;
+        if (o.progress) {
+          const double eta = run_seconds / double(done) * double(todo.size() - done) / double(jobs);
+          *o.progress << "[check] " << p.claim << " " << p.spec.label << ": run " << done << " of "
+                      << todo.size() << ", elapsed " << duration(elapsed()) << ", ETA "
+                      << duration(eta) << "\n" << std::flush;
+        }
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(mutex);
+        if (!failure) failure = std::current_exception();
+        return;
+      }
+    }
+  };
+  {
+    std::vector<std::thread> threads;
+    for (int64_t j = 0; j < std::min<int64_t>(jobs, int64_t(todo.size())); ++j) threads.emplace_back(worker);
+    for (std::thread& t : threads) t.join();
+  }
+  if (failure) std::rethrow_exception(failure);
+  for (PendingRun& p : pending)
+    for (auto [ci, ai, si] : p.uses) runs[ci].arms()[ai].results[si] = p.result;
+
+  // Evaluate and write.
+  Json summaries = Json::array();
+  for (size_t ci = 0; ci < runs.size(); ++ci) {
+    const auto e0 = std::chrono::steady_clock::now();
+    const Verdict v = claims[ci]->evaluate(runs[ci]);
+    const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - e0).count();
+    const Json record = runs[ci].to_json(v, took);
+    const std::string id = runs[ci].info().id;
+    write_file_atomically((fs::path(o.out) / "claims" / (id + ".json")).string(), record.dump(1) + "\n");
+    summaries.push_back({{"id", id}, {"statement", record["statement"]}, {"verdict", record["verdict"]},
+                         {"condition", record["condition"]}, {"provisional", record["provisional"]},
+                         {"key_number", record["key_number"]}, {"sentence", record["sentence"]}});
+    if (o.progress) {
+      *o.progress << "[check] " << id << ": " << record["verdict"].get<std::string>()
+                  << (v.condition.empty() ? "" : " " + v.condition) << "\n";
+    }
+  }
+  result.seconds = elapsed();
+  result.ledger = {{"schema", 1}, {"mode", mode.quick ? "quick" : "full"},
+                   {"version", binary_version()}, {"cpu", detect_cpu().model_name},
+                   {"seconds", result.seconds}, {"runs", result.runs},
+                   {"cached_runs", result.cached_runs}, {"jobs", jobs},
+                   {"train_seeds", mode.train_seeds}, {"init_seeds", mode.init_seeds},
+                   {"claims", summaries}};
+  write_file_atomically((fs::path(o.out) / "ledger.json").string(), result.ledger.dump(1) + "\n");
+  write_file_atomically((fs::path(o.out) / "summary.md").string(), summary_markdown(result.ledger));
+  return result;
+}
+
+}  // namespace scalelab::ledger

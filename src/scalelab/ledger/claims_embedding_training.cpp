@@ -1,0 +1,367 @@
+// Claims E7–E12 (seed 000): what the embedding scale does to training.
+#include <cmath>
+
+#include "scalelab/ledger/claim_groups.hpp"
+#include "scalelab/ledger/criteria.hpp"
+#include "scalelab/ledger/experiments.hpp"
+
+namespace scalelab::ledger {
+namespace {
+
+// Loss-curve plot of several arms (median over seeds with a min..max band).
+void plot_curves(ClaimRun& r, const std::string& id, const std::string& title,
+                 const std::vector<std::string>& arms) {
+  Json p = line_plot(id, title, "training step", "training loss (nats/token, label-smoothed)");
+  for (const std::string& a : arms) p["series"].push_back(curve_series(a, r.arm(a)));
+  r.plot(p);
+}
+
+// Per-seed final valid losses of an arm, recorded as a measurement.
+Spread record_final(ClaimRun& r, const std::string& arm) {
+  return r.measure("final valid loss (nats/token)", arm, nullptr, "nats",
+                   per_seed(r.arm(arm), final_valid_nll));
+}
+
+// ---- E7 -------------------------------------------------------------------------------------
+
+Claim e7() {
+  Claim c;
+  c.info = {"E7", "embedding",
+            "A learnable scalar scale is not better than the fixed sqrt(d_model) and can slow convergence.",
+            "Training (G2P; quick: copy), N(0,1/d) embeddings, paired seeds: fixed ×sqrt(d), a "
+            "learned scalar initialised at sqrt(d), a learned scalar initialised at 1.",
+            "Target loss = 1.05 × the fixed arm's median training loss over the last 20 % of its "
+            "curve. \"Not better\" = no learned arm ends more than 0.01 nats below the fixed one; "
+            "\"slows\" = steps to the target >= 1.2x the fixed arm's (or never). Holds if not better "
+            "and slower; holds only if not better but not slower; does not hold if better."};
+  c.plan = [](ClaimRun& r) {
+    const LedgerMode& m = r.mode();
+    const Json tree = training_tree(m);
+    const auto seeds = m.seeds(m.train_seeds);
+    r.add_arm("fixed sqrt(d)", RunKind::train, arm_config(tree, {}), seeds, observe(m));
+    r.add_arm("learned, init sqrt(d)", RunKind::train, arm_config(tree, {"model.embedding.scale=\"learned\""}), seeds, observe(m));
+    r.add_arm("learned, init 1", RunKind::train,
+              arm_config(tree, {"model.embedding.scale=\"learned\"", "model.embedding.learned_init=1.0"}), seeds, observe(m));
+    r.threshold("better_margin_nats", criteria::kBetterMargin);
+    r.threshold("slower_factor", criteria::kSlowerFactor);
+  };
+  c.evaluate = [](ClaimRun& r) {
+    const std::vector<std::string> names = {"fixed sqrt(d)", "learned, init sqrt(d)", "learned, init 1"};
+    plot_curves(r, "E7-loss", "Training loss: fixed vs learned embedding scale", names);
+    std::vector<double> tails;
+    for (const Json& res : r.arm(names[0]).results) tails.push_back(tail_mean(loss_curve(res)));
+    const double target = 1.05 * median_of(tails);
+    r.fact("target_loss", target);
+    std::vector<criteria::ConvergenceArm> arms;
+    for (const std::string& n : names) {
+      const Spread f = record_final(r, n);
+      const auto steps = per_seed(r.arm(n), [&](const Json& res) { return steps_to(loss_curve(res), target); });
+      std::vector<double> reached;
+      for (double s : steps) reached.push_back(s < 0 ? INFINITY : s);
+      const double med = median_of(reached);
+      r.measure("steps to target loss", n, nullptr, "steps", steps);
+      arms.push_back({n, f.median, std::isfinite(med) ? med : -1});
+      r.fact("final_" + std::to_string(arms.size()), f.median);
+    }
+    r.key_number("final valid loss, learned (init 1) − fixed", arms[2].final_loss - arms[0].final_loss, "nats");
+    return criteria::learnable_scale(arms[0], {arms[1], arms[2]});
+  };
+  return c;
+}
+
+// ---- E8 -------------------------------------------------------------------------------------
+
+struct Setting {
+  std::string optimizer;
+  bool tied;
+  std::string name() const { return (optimizer == "adam" ? "Adam" : "SGD") + std::string(tied ? ", tied" : ", untied"); }
+  std::vector<std::string> overrides() const {
+    std::vector<std::string> o = {std::string("model.tie_output=") + (tied ? "true" : "false")};
+    if (optimizer == "sgd") o.insert(o.end(), {"train.optimizer=\"sgd\"", "train.lr=0.1"});
+    return o;
+  }
+};
+const std::vector<Setting> kSettings = {{"adam", false}, {"adam", true}, {"sgd", false}, {"sgd", true}};
+
+// Paired comparison of two parametrisations in each setting: init logits and final losses.
+std::vector<criteria::Equivalence> equivalences(ClaimRun& r, const std::string& a_prefix,
+                                                const std::string& b_prefix) {
+  std::vector<criteria::Equivalence> out;
+  Json bars = {{"id", r.info().id + "-gap"}, {"title", "Final valid loss: |difference| / loss, paired seeds"},
+               {"kind", "bars"}, {"x_label", "setting"}, {"y_label", "relative difference"},
+               {"cols", Json::array()}, {"series", Json::array()}};
+  Json pts = Json::array();
+  for (size_t i = 0; i < kSettings.size(); ++i) {
+    const Setting& s = kSettings[i];
+    const Arm& a = r.arm(a_prefix + ", " + s.name());
+    const Arm& b = r.arm(b_prefix + ", " + s.name());
+    std::vector<double> init, train;
+    for (size_t k = 0; k < a.seeds.size(); ++k) {
+      init.push_back(relative_difference(tensor_at_init(a.config, a.seeds[k], 32, InitTensor::logits),
+                                         tensor_at_init(b.config, b.seeds[k], 32, InitTensor::logits)));
+      const double la = final_valid_nll(a.results[k]), lb = final_valid_nll(b.results[k]);
+      train.push_back(std::abs(la - lb) / la);
+    }
+    const Spread si = r.measure("init logits max |Δ| / max |logits|", s.name(), nullptr, "", init);
+    const Spread st = r.measure("final valid loss |Δ| / loss", s.name(), nullptr, "", train);
+    record_final(r, a.name);
+    record_final(r, b.name);
+    out.push_back({s.name(), si.max, st.median});
+    bars["cols"].push_back(s.name());
+    pts.push_back(band_point(double(i), train));
+  }
+  bars["series"].push_back({{"label", "median over seeds"}, {"points", pts}});
+  r.plot(bars);
+  return out;
+}
+
+Claim e8() {
+  Claim c;
+  c.info = {"E8", "embedding",
+            "Initialising the embedding with std 1/sqrt(d_model) and not scaling replaces the explicit scale.",
+            "The explicit scale (E ~ N(0,1/d), ×sqrt(d), as t2t/fairseq) against the scale folded into "
+            "the init (E ~ N(0,1), ×1: the same effective embedding at step 0): logits at init, and "
+            "paired training runs under Adam and SGD, with untied and tied output embeddings.",
+            "Equal at init when max |Δ logits| / max |logits| <= 1e-5; equivalent in training when the "
+            "paired final valid losses differ by <= 2 %. The verdict names the settings where both hold."};
+  c.plan = [](ClaimRun& r) {
+    const LedgerMode& m = r.mode();
+    const Json tree = training_tree(m);
+    for (const Setting& s : kSettings) {
+      std::vector<std::string> a = s.overrides(), b = s.overrides();
+      a.insert(a.end(), {"model.embedding.init=\"normal_inv_d\"", "model.embedding.scale=\"sqrt_d\""});
+      b.insert(b.end(), {"model.embedding.init=\"normal\"", "model.embedding.scale=1"});
+      r.add_arm("explicit ×sqrt(d), " + s.name(), RunKind::train, arm_config(tree, a), m.seeds(m.train_seeds), observe(m));
+      r.add_arm("folded into init, " + s.name(), RunKind::train, arm_config(tree, b), m.seeds(m.train_seeds), observe(m));
+    }
+    r.threshold("init_equal_rel", criteria::kInitEqualRel);
+    r.threshold("train_equal_rel", criteria::kTrainEqualRel);
+  };
+  c.evaluate = [](ClaimRun& r) {
+    const auto eq = equivalences(r, "explicit ×sqrt(d)", "folded into init");
+    plot_curves(r, "E8-loss", "Adam, untied: explicit scale vs folded into the init",
+                {"explicit ×sqrt(d), Adam, untied", "folded into init, Adam, untied"});
+    for (const auto& e : eq) r.fact("init_diff_" + e.setting, e.init_rel_diff), r.fact("train_diff_" + e.setting, e.train_rel_diff);
+    r.key_number("final loss gap, Adam untied", eq[0].train_rel_diff);
+    return criteria::reparametrisation(eq, "Folding ×sqrt(d) into the embedding init");
+  };
+  return c;
+}
+
+// ---- E9 -------------------------------------------------------------------------------------
+
+Claim e9() {
+  Claim c;
+  c.info = {"E9", "embedding",
+            "An embedding LayerNorm (BERT style) absorbs the scale, so none is needed.",
+            "With the embedding LayerNorm on: the encoder's layer-0 input at init and training runs for "
+            "scale 1 vs sqrt(d), with sinusoidal positions added before the norm and with RoPE "
+            "(nothing added); and the same scales without the LayerNorm for reference.",
+            "Absorbed when the layer-0 input changes by <= 1e-5 (relative) at init and the final "
+            "losses differ by <= 2 %. Holds if absorbed in both position settings; holds only if "
+            "absorbed without added positions."};
+  c.plan = [](ClaimRun& r) {
+    const LedgerMode& m = r.mode();
+    const Json tree = training_tree(m);
+    for (const char* pos : {"sinusoidal", "rope"})
+      for (const char* scale : {"1", "sqrt_d"})
+        r.add_arm(std::string("LayerNorm, ") + pos + ", ×" + scale, RunKind::train,
+                  arm_config(tree, {"model.embedding.layernorm=true", std::string("model.positions=\"") + pos + "\"",
+                                    std::string("model.embedding.scale=\"") + scale + "\""}),
+                  m.seeds(m.train_seeds), observe(m));
+    for (const char* scale : {"1", "sqrt_d"})
+      r.add_arm(std::string("no LayerNorm, sinusoidal, ×") + scale, RunKind::train,
+                arm_config(tree, {std::string("model.embedding.scale=\"") + scale + "\""}), m.seeds(m.train_seeds), observe(m));
+    r.threshold("init_equal_rel", criteria::kInitEqualRel);
+    r.threshold("train_equal_rel", criteria::kTrainEqualRel);
+  };
+  c.evaluate = [](ClaimRun& r) {
+    std::vector<criteria::Absorption> cases;
+    for (const char* pos : {"sinusoidal", "rope"}) {
+      const Arm& a = r.arm(std::string("LayerNorm, ") + pos + ", ×1");
+      const Arm& b = r.arm(std::string("LayerNorm, ") + pos + ", ×sqrt_d");
+      std::vector<double> init, train;
+      for (size_t k = 0; k < a.seeds.size(); ++k) {
+        init.push_back(relative_difference(tensor_at_init(a.config, a.seeds[k], 32, InitTensor::encoder_input),
+                                           tensor_at_init(b.config, b.seeds[k], 32, InitTensor::encoder_input)));
+        train.push_back(std::abs(final_valid_nll(a.results[k]) - final_valid_nll(b.results[k])) / final_valid_nll(a.results[k]));
+      }
+      const Spread si = r.measure("layer-0 input |Δ| / max, ×1 vs ×sqrt(d)", pos, nullptr, "", init);
+      const Spread st = r.measure("final loss |Δ| / loss, ×1 vs ×sqrt(d)", pos, nullptr, "", train);
+      cases.push_back({pos, si.max, st.median});
+      r.fact(std::string("init_diff_") + pos, si.max);
+    }
+    for (const Arm& a : r.arms()) record_final(r, a.name);
+    plot_curves(r, "E9-loss", "Training loss with and without the embedding LayerNorm (sinusoidal positions)",
+                {"LayerNorm, sinusoidal, ×1", "LayerNorm, sinusoidal, ×sqrt_d", "no LayerNorm, sinusoidal, ×1",
+                 "no LayerNorm, sinusoidal, ×sqrt_d"});
+    r.key_number("layer-0 input change ×1 vs ×sqrt(d), sinusoidal + LayerNorm", cases[0].init_rel_diff);
+    return criteria::layernorm_absorbs(cases);
+  };
+  return c;
+}
+
+// ---- E10 ------------------------------------------------------------------------------------
+
+Claim e10() {
+  Claim c;
+  c.info = {"E10", "embedding",
+            "In a 6-layer Transformer, removing ×sqrt(d_model) makes the loss oscillate, and with it the "
+            "gradient norm drops from 100+ to about 10.",
+            "6+6-layer Post-LN encoder-decoder (quick: 2+2) on G2P, N(0,1) embeddings (the seed's "
+            "premise), ×sqrt(d) vs ×1, paired seeds, no clipping: the global gradient norm over "
+            "training and the roughness of the loss curve (mean |second difference| / mean level).",
+            "Tested as direction and ratio: grad norm with / without >= 3 and roughness without / with "
+            ">= 1.5. Both: holds; one: holds only if read as that part; neither: does not hold."};
+  c.plan = [](ClaimRun& r) {
+    const LedgerMode& m = r.mode();
+    const std::string layers = m.quick ? "2" : "6";
+    const Json tree = training_tree(m);
+    for (const char* scale : {"sqrt_d", "1"})
+      r.add_arm(std::string("×") + scale, RunKind::train,
+                arm_config(tree, {"model.encoder_layers=" + layers, "model.decoder_layers=" + layers,
+                                  "model.embedding.init=\"normal\"", std::string("model.embedding.scale=\"") + scale + "\""}),
+                m.seeds(m.train_seeds), observe(m));
+    r.threshold("grad_ratio", criteria::kGradRatio);
+    r.threshold("roughness_ratio", criteria::kRoughnessRatio);
+  };
+  c.evaluate = [](ClaimRun& r) {
+    const Arm& s = r.arm("×sqrt_d");
+    const Arm& u = r.arm("×1");
+    std::vector<double> gs, gu, rs, ru, gratio, rratio;
+    for (size_t k = 0; k < s.seeds.size(); ++k) {
+      std::vector<double> a, b;
+      for (const auto& p : grad_norm_curve(s.results[k])) a.push_back(p.second);
+      for (const auto& p : grad_norm_curve(u.results[k])) b.push_back(p.second);
+      gs.push_back(median_of(a));
+      gu.push_back(median_of(b));
+      gratio.push_back(gs.back() / gu.back());
+      rs.push_back(roughness(loss_curve(s.results[k])));
+      ru.push_back(roughness(loss_curve(u.results[k])));
+      rratio.push_back(ru.back() / rs.back());
+    }
+    r.measure("median gradient norm over training", "×sqrt_d", nullptr, "", gs);
+    r.measure("median gradient norm over training", "×1", nullptr, "", gu);
+    r.measure("loss roughness", "×sqrt_d", nullptr, "", rs);
+    r.measure("loss roughness", "×1", nullptr, "", ru);
+    const double g = r.measure("grad norm ratio with / without", "paired", nullptr, "", gratio).median;
+    const double rough = r.measure("roughness ratio without / with", "paired", nullptr, "", rratio).median;
+    record_final(r, "×sqrt_d");
+    record_final(r, "×1");
+    plot_curves(r, "E10-loss", "Training loss, 6-layer Post-LN, N(0,1) embeddings", {"×sqrt_d", "×1"});
+    Json p = line_plot("E10-grad", "Global gradient norm (before clipping)", "training step", "‖g‖₂", false, true);
+    p["series"] = {curve_series("×sqrt_d", s, grad_norm_curve), curve_series("×1", u, grad_norm_curve)};
+    r.plot(p);
+    r.fact("grad_norm_scaled", median_of(gs));
+    r.fact("grad_norm_unscaled", median_of(gu));
+    r.key_number("grad norm ratio with / without ×sqrt(d)", g);
+    return criteria::removal_oscillates(g, rough);
+  };
+  return c;
+}
+
+// ---- E11 ------------------------------------------------------------------------------------
+
+Claim e11() {
+  Claim c;
+  c.info = {"E11", "embedding",
+            "With RoPE nothing is added to the embedding; LLaMA-style models do not scale it and control "
+            "the scale by initialisation instead.",
+            "LLaMA-style model (preset llama: RoPE, Pre-RMSNorm, N(0, 0.02²) embeddings; kept "
+            "encoder-decoder at the ledger's size): Var of the first self-attention's logits at init "
+            "for embedding scales 1/d, 1, sqrt(d); and training with scales 1 and sqrt(d).",
+            "Invariant when the logit variance changes by <= 1 % against scale 1. Holds if every scale "
+            "is invariant; holds only if invariant while (s·σ)² stays well above the norm's eps."};
+  c.plan = [](ClaimRun& r) {
+    const LedgerMode& m = r.mode();
+    const Json tree = training_tree(m);
+    for (const char* scale : {"inv_d", "1", "sqrt_d"})
+      r.add_arm(std::string("init, ×") + scale, RunKind::probe,
+                arm_config(tree, {std::string("model.embedding.scale=\"") + scale + "\""}, "llama"),
+                m.seeds(m.init_seeds), {{"batches", 1}, {"batch_size", 64}});
+    for (const char* scale : {"1", "sqrt_d"})
+      r.add_arm(std::string("train, ×") + scale, RunKind::train,
+                arm_config(tree, {std::string("model.embedding.scale=\"") + scale + "\""}, "llama"),
+                m.seeds(m.train_seeds), observe(m));
+    r.threshold("invariant_rel", criteria::kInvariantRel);
+  };
+  c.evaluate = [](ClaimRun& r) {
+    auto var = [&](const std::string& scale) {
+      return per_seed(r.arm("init, ×" + scale), [](const Json& res) {
+        return probe_value(res, "attn_logits", "encoder", 0, "self_attn", "var");
+      });
+    };
+    const auto base = var("1");
+    const double d = r.arm("init, ×1").config["model"]["d_model"].get<double>();
+    const double sigma = r.arm("init, ×1").config["model"]["embedding"]["init_std"].get<double>();
+    const double eps = r.arm("init, ×1").config["model"]["norm_eps"].get<double>();
+    std::vector<criteria::ScaleCase> cases;
+    Json bars = {{"id", "E11-variance"}, {"title", "Var(logits) of layer 0 at init, relative to scale 1"},
+                 {"kind", "bars"}, {"x_label", "embedding scale"}, {"y_label", "Var / Var(scale 1)"},
+                 {"cols", Json::array()}, {"series", Json::array()}};
+    Json pts = Json::array();
+    int i = 0;
+    for (const char* scale : {"inv_d", "1", "sqrt_d"}) {
+      const auto v = var(scale);
+      std::vector<double> rel;
+      for (size_t k = 0; k < v.size(); ++k) rel.push_back(v[k] / base[k]);
+      const Spread s = r.measure("Var(logits) / Var at ×1", std::string("init, ×") + scale, nullptr, "", rel);
+      const double sv = std::string(scale) == "inv_d" ? 1.0 / d : std::string(scale) == "1" ? 1.0 : std::sqrt(d);
+      cases.push_back({scale, std::abs(s.median - 1.0), sv * sigma});
+      r.fact(std::string("rel_change_") + scale, std::abs(s.median - 1.0));
+      bars["cols"].push_back(scale);
+      pts.push_back(band_point(i++, rel));
+    }
+    bars["series"].push_back({{"label", "median over seeds"}, {"points", pts}});
+    r.plot(bars);
+    record_final(r, "train, ×1");
+    record_final(r, "train, ×sqrt_d");
+    plot_curves(r, "E11-loss", "Training loss, LLaMA-style (RoPE, Pre-RMSNorm)", {"train, ×1", "train, ×sqrt_d"});
+    r.fact("final_scale_1", median_final(r.arm("train, ×1")));
+    r.fact("final_scale_sqrt_d", median_final(r.arm("train, ×sqrt_d")));
+    r.key_number("logit variance change at s = 1/d", cases[0].rel_change);
+    return criteria::rope_rmsnorm_invariance(cases, eps);
+  };
+  return c;
+}
+
+// ---- E12 ------------------------------------------------------------------------------------
+
+Claim e12() {
+  Claim c;
+  c.info = {"E12", "embedding",
+            "Multiplying by d_model instead gives variance d_model² and explodes; dividing by d_model "
+            "loses the token information.",
+            "Training with N(0,1/d) embeddings (t2t's init) at scales sqrt(d) (baseline), d and 1/d, "
+            "paired seeds; the token/PE variance ratio of each at init (the E3 table).",
+            "An arm is broken (explodes / loses the information) when it diverges or its final valid "
+            "loss is >= 1.5x the baseline's. Both broken: holds; one: holds only if for that one."};
+  c.plan = [](ClaimRun& r) {
+    const LedgerMode& m = r.mode();
+    const Json tree = training_tree(m);
+    for (const char* scale : {"sqrt_d", "d", "inv_d"})
+      r.add_arm(std::string("×") + scale, RunKind::train,
+                arm_config(tree, {std::string("model.embedding.scale=\"") + scale + "\""}), m.seeds(m.train_seeds), observe(m));
+    r.threshold("broken_factor", criteria::kBrokenFactor);
+  };
+  c.evaluate = [](ClaimRun& r) {
+    const double base = median_final(r.arm("×sqrt_d"));
+    for (const char* a : {"×sqrt_d", "×d", "×inv_d"}) record_final(r, a);
+    const double d = median_final(r.arm("×d")), inv = median_final(r.arm("×inv_d"));
+    const bool d_broken = criteria::broken(d, base, any_diverged(r.arm("×d")));
+    const bool inv_broken = criteria::broken(inv, base, any_diverged(r.arm("×inv_d")));
+    plot_curves(r, "E12-loss", "Training loss at embedding scales sqrt(d), d, 1/d (N(0,1/d) init)",
+                {"×sqrt_d", "×d", "×inv_d"});
+    r.fact("ratio_times_d", d / base);
+    r.fact("ratio_over_d", inv / base);
+    r.key_number("final loss ×d / ×sqrt(d)", d / base);
+    return criteria::extreme_scales(d_broken, d / base, inv_broken, inv / base);
+  };
+  return c;
+}
+
+}  // namespace
+
+std::vector<Claim> embedding_training_claims() { return {e7(), e8(), e9(), e10(), e11(), e12()}; }
+
+}  // namespace scalelab::ledger

@@ -1,0 +1,57 @@
+// ledger/runs: one unit of work of the ledger (a training run or a probe run at initialisation),
+// its cache key, and how it is executed.
+//
+// A run is fully described by (kind, resolved run config, seed, options). The seed sets both
+// model.seed (initialisation) and train.seed (batch order), so the arms of a claim that share a
+// seed share their data order (paired comparison). Every run uses one thread: results do not
+// depend on --jobs, and runs side by side do not compete for cores.
+//
+// Result JSON of a training run:
+//   {"curve": [[step, loss, grad_norm], ...],          every train.log_every steps
+//    "valid": [[step, nll, token_accuracy], ...],      every train.eval_every steps and at the end
+//    "final_valid_nll", "final_train_loss", "diverged": bool, "diverged_step",
+//    "observations": [{"step", "grad_layers": [[stack, layer, ||g||], ...],
+//                      "attn": [[stack, layer, site, max|logit|, entropy_norm, saturated]]}],
+//    "seconds"}
+// Result JSON of a probe run: {"records": [probe records with head = -1], "first_step_lr"}
+// (probe_run.hpp; docs/probes.md for the record format).
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "scalelab/core/config_section.hpp"
+#include "scalelab/data/task.hpp"
+#include "scalelab/train/run_config.hpp"
+
+namespace scalelab::ledger {
+
+enum class RunKind { train, probe };
+const char* run_kind_name(RunKind kind);
+
+struct RunSpec {
+  RunKind kind = RunKind::train;
+  Json config;         // run_config_to_json of the parsed config (every default filled in)
+  int64_t seed = 1;
+  Json options = Json::object();  // train: {"observe_every"}; probe: {"batches", "batch_size",
+                                  // "split", "precision", "accumulate", "subtract_max"}
+  std::string label;   // for the progress line only (not in the key)
+
+  // Hex digest of (kind, config, seed, options, binary version).
+  std::string key() const;
+};
+
+// Builds a run's resolved config from a base tree (TOML-like JSON) and "section.key=value"
+// overrides; the seed and the ledger's fixed settings (one thread, no run directory) are applied.
+Json resolve_config(const Json& base, const std::vector<std::string>& overrides);
+
+// Runs it on the calling thread (with one OpenMP thread; the previous count is restored).
+Json execute_run(const RunSpec& spec);
+
+// The loaded data of a [data] config, loaded once per process and shared (thread-safe).
+const TaskData& shared_task_data(const DataConfig& config);
+
+// A digest of this executable's file (/proc/self/exe), so that a rebuilt binary invalidates the
+// cache; falls back to the version string.
+const std::string& binary_version();
+
+}  // namespace scalelab::ledger

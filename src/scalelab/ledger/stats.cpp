@@ -1,0 +1,95 @@
+#include "scalelab/ledger/stats.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "scalelab/core/error.hpp"
+
+namespace scalelab::ledger {
+
+double median_of(std::vector<double> v) {
+  if (v.empty()) return std::numeric_limits<double>::quiet_NaN();
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+Spread spread_of(const std::vector<double>& values) {
+  std::vector<double> finite;
+  Spread s;
+  for (double x : values) {
+    if (std::isfinite(x)) finite.push_back(x);
+    else ++s.non_finite;
+  }
+  s.n = static_cast<int64_t>(finite.size());
+  if (finite.empty()) {
+    s.median = s.min = s.max = std::numeric_limits<double>::quiet_NaN();
+    return s;
+  }
+  s.median = median_of(finite);
+  s.min = *std::min_element(finite.begin(), finite.end());
+  s.max = *std::max_element(finite.begin(), finite.end());
+  return s;
+}
+
+std::pair<double, double> linear_fit(const std::vector<double>& x, const std::vector<double>& y) {
+  SL_CHECK(x.size() == y.size() && x.size() >= 2, "linear_fit needs >= 2 paired points, got ",
+           x.size(), " x and ", y.size(), " y");
+  const double n = double(x.size());
+  double mx = 0, my = 0;
+  for (size_t i = 0; i < x.size(); ++i) mx += x[i] / n, my += y[i] / n;
+  double sxy = 0, sxx = 0;
+  for (size_t i = 0; i < x.size(); ++i) {
+    sxy += (x[i] - mx) * (y[i] - my);
+    sxx += (x[i] - mx) * (x[i] - mx);
+  }
+  SL_CHECK(sxx > 0, "linear_fit: all x are equal (", mx, ")");
+  const double b = sxy / sxx;
+  return {my - b * mx, b};
+}
+
+double slope_loglog(const std::vector<double>& x, const std::vector<double>& y) {
+  SL_CHECK(x.size() == y.size(), "slope_loglog: ", x.size(), " x and ", y.size(), " y");
+  std::vector<double> lx, ly;
+  for (size_t i = 0; i < x.size(); ++i) {
+    SL_CHECK(x[i] > 0 && y[i] > 0, "slope_loglog: point ", i, " = (", x[i], ", ", y[i],
+             ") is not positive");
+    lx.push_back(std::log(x[i]));
+    ly.push_back(std::log(y[i]));
+  }
+  return linear_fit(lx, ly).second;
+}
+
+double roughness(const Curve& c) {
+  if (c.size() < 3) return 0.0;
+  double second = 0, level = 0;
+  for (size_t i = 1; i + 1 < c.size(); ++i)
+    second += std::abs(c[i + 1].second - 2 * c[i].second + c[i - 1].second);
+  for (const auto& p : c) level += std::abs(p.second);
+  second /= double(c.size() - 2);
+  level /= double(c.size());
+  return level > 0 ? second / level : 0.0;
+}
+
+double steps_to(const Curve& c, double target, int64_t window) {
+  const int64_t w = std::max<int64_t>(1, window);
+  for (size_t i = 0; i < c.size(); ++i) {
+    const size_t lo = i + 1 >= size_t(w) ? i + 1 - size_t(w) : 0;
+    double sum = 0;
+    for (size_t j = lo; j <= i; ++j) sum += c[j].second;
+    if (std::isfinite(sum) && sum / double(i - lo + 1) <= target) return c[i].first;
+  }
+  return -1;
+}
+
+double tail_mean(const Curve& c, double fraction) {
+  SL_CHECK(fraction > 0 && fraction <= 1, "tail_mean: fraction = ", fraction, " must be in (0, 1]");
+  if (c.empty()) return std::numeric_limits<double>::quiet_NaN();
+  const size_t k = std::max<size_t>(1, size_t(std::ceil(double(c.size()) * fraction)));
+  double sum = 0;
+  for (size_t i = c.size() - k; i < c.size(); ++i) sum += c[i].second;
+  return sum / double(k);
+}
+
+}  // namespace scalelab::ledger
