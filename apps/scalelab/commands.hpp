@@ -16,5 +16,6 @@ void add_sample(CLI::App& app);
 void add_probe(CLI::App& app);
 void add_average(CLI::App& app);
 void add_report(CLI::App& app);
+void add_check(CLI::App& app);
 
 }  // namespace scalelab::cli
