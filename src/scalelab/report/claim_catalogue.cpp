@@ -97,10 +97,14 @@ Inline verdict_sentence(const std::string& id, const ClaimRecord* claim) {
   }
   out.push_back(strong(claim->verdict == Verdict::not_testable ? "is not testable here"
                                                                : verdict_text(claim->verdict)));
-  if (claim->verdict == Verdict::holds_only_if && !claim->condition.empty())
-    out.push_back(txt(" " + clause(claim->condition)));
-  if (claim->verdict == Verdict::not_testable && !claim->reason.empty())
-    out.push_back(txt(": " + clause(claim->reason)));
+  if (claim->verdict == Verdict::holds_only_if && !claim->condition.empty()) {
+    out.push_back(txt(" "));
+    out.push_back(txt(clause(claim->condition)));
+  }
+  if (claim->verdict == Verdict::not_testable && !claim->reason.empty()) {
+    out.push_back(txt(": "));
+    out.push_back(txt(clause(claim->reason)));
+  }
   std::string aside = claim->verdict == Verdict::not_testable ? "" : key_number_text(claim->key_number);
   if (claim->provisional) aside += aside.empty() ? "provisional" : "; provisional";
   out.push_back(txt(aside.empty() ? "." : " (" + aside + ")."));

@@ -65,6 +65,13 @@ bool has_band(const Series& s) {
   return false;
 }
 
+// Category labels that would collide side by side are drawn slanted.
+bool long_labels(const std::vector<std::string>& labels) {
+  size_t total = 0;
+  for (const std::string& l : labels) total += l.size() + 2;
+  return total > 60;
+}
+
 // "set xtics ("a" 0, "b" 1)": category labels at integer positions.
 std::string tic_labels(const char* axis, const std::vector<std::string>& labels) {
   std::string out = std::string("set ") + axis + "tics (";
@@ -149,7 +156,7 @@ std::string heatmap_plot(const PlotSpec& spec, const fs::path& dir, bool write_f
   std::string cmd = f + " matrix with image pixels notitle";
   const size_t cells = spec.rows.size() * spec.cols.size();
   if (cells <= 100)  // small enough to print the value in each cell
-    cmd += ", " + f + " matrix using 1:2:(sprintf(\"%.3g\", $3)) with labels font \",10\" notitle";
+    cmd += ", " + f + " matrix using 1:2:(sprintf(\"%.3g\", $3)) with labels font \",12\" notitle";
   return cmd;
 }
 
@@ -233,7 +240,7 @@ class TempDir {
 std::string script_for(const PlotSpec& spec, const fs::path& dir, const std::string& output,
                        bool write_files) {
   std::ostringstream s;
-  s << "set terminal svg size 720,440 dynamic noenhanced font \"sans,13\" background \"white\"\n"
+  s << "set terminal svg size 640,400 dynamic noenhanced font \"sans,14\" background \"white\"\n"
     << "set output " << quoted(output) << "\n"
     << "set encoding utf8\n"
     << "set border lc rgb \"#555555\"\n"
@@ -242,7 +249,8 @@ std::string script_for(const PlotSpec& spec, const fs::path& dir, const std::str
     << "set xlabel " << quoted(spec.x_label) << "\n"
     << "set ylabel " << quoted(spec.y_label) << "\n";
   if (spec.kind == "lines") {
-    if (spec.log_x) s << "set logscale x\n";
+    // On a log axis gnuplot widens the range to whole decades; keep it to the data instead.
+    if (spec.log_x) s << "set logscale x\nset autoscale xfix\n";
     if (spec.log_y) s << "set logscale y\n";
     s << "plot " << lines_plot(spec, dir, write_files) << "\n";
   } else if (spec.kind == "bars") {
@@ -254,7 +262,8 @@ std::string script_for(const PlotSpec& spec, const fs::path& dir, const std::str
       << "set boxwidth 0.9\n"
       << "set xrange [-0.6:" << datum(static_cast<double>(spec.cols.size()) - 0.4) << "]\n"
       << "set grid noxtics\n"
-      << "set xtics nomirror rotate by -20\n"
+      << "set errorbars lc rgb \"#333333\" lw 1.2\n"
+      << (long_labels(spec.cols) ? "set xtics nomirror rotate by -25\n" : "set xtics nomirror\n")
       << tic_labels("x", spec.cols);
     if (spec.log_y) s << "set logscale y\n";
     s << "plot " << bars_plot(spec, dir, write_files, bands) << "\n";

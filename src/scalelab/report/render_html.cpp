@@ -38,6 +38,12 @@ figure svg { display: block; max-width: 100%; height: auto; background: #fff;
 figcaption { font-size: 0.88rem; color: #555; margin-top: 0.3rem; }
 details { margin: 0.3rem 0 0.6rem; }
 summary { cursor: pointer; color: #0b57a4; }
+@media (max-width: 40rem) {
+  body { font-size: 15px; }
+  /* Narrow screens: keep columns readable and let the table scroll sideways instead. */
+  td { min-width: 6.5rem; }
+  td:first-child, td.num { min-width: 0; }
+}
 .note { background: #f2f6fb; border-left: 4px solid #7aa7d6; padding: 0.6rem 0.9rem; }
 .warning { background: #fff5e6; border-left: 4px solid #e39b2d; padding: 0.6rem 0.9rem; }
 )";
