@@ -220,40 +220,44 @@ double position_r2(const std::string& init, const std::string& scale, int64_t se
   std::vector<double> x, y, xt, yt;
   sample(train, x, y);
   sample(test, xt, yt);
-  // Normal equations (XᵀX + λI) W = XᵀY in double, λ tiny relative to the data's scale.
-  std::vector<double> a(size_t(d * d), 0), b(size_t(d * d), 0);
+  // Least squares with an intercept: features [x, 1] (e = d + 1 columns), normal equations
+  // (FᵀF + λI) W = FᵀY in double with λ tiny against the data's scale, solved by Gauss-Jordan.
+  const int64_t e = d + 1;
+  auto feature = [&](const std::vector<double>& m, int64_t i, int64_t j) { return j < d ? m[i * d + j] : 1.0; };
+  std::vector<double> a(static_cast<size_t>(e * e), 0), b(static_cast<size_t>(e * d), 0);
   for (int64_t i = 0; i < train; ++i)
-    for (int64_t j = 0; j < d; ++j)
-      for (int64_t k = 0; k < d; ++k) {
-        a[j * d + k] += x[i * d + j] * x[i * d + k];
-        b[j * d + k] += x[i * d + j] * y[i * d + k];
-      }
+    for (int64_t j = 0; j < e; ++j) {
+      const double fj = feature(x, i, j);
+      for (int64_t k = 0; k < e; ++k) a[j * e + k] += fj * feature(x, i, k);
+      for (int64_t k = 0; k < d; ++k) b[j * d + k] += fj * y[i * d + k];
+    }
   double trace = 0;
-  for (int64_t j = 0; j < d; ++j) trace += a[j * d + j];
-  for (int64_t j = 0; j < d; ++j) a[j * d + j] += 1e-9 * trace / double(d);
-  // Gauss-Jordan with partial pivoting on [A | B].
-  for (int64_t col = 0; col < d; ++col) {
+  for (int64_t j = 0; j < e; ++j) trace += a[j * e + j];
+  for (int64_t j = 0; j < e; ++j) a[j * e + j] += 1e-9 * trace / double(e);
+  for (int64_t col = 0; col < e; ++col) {
     int64_t piv = col;
-    for (int64_t row = col + 1; row < d; ++row)
-      if (std::abs(a[row * d + col]) > std::abs(a[piv * d + col])) piv = row;
-    for (int64_t k = 0; k < d; ++k) std::swap(a[col * d + k], a[piv * d + k]), std::swap(b[col * d + k], b[piv * d + k]);
-    const double inv = 1.0 / a[col * d + col];
-    for (int64_t k = 0; k < d; ++k) a[col * d + k] *= inv, b[col * d + k] *= inv;
-    for (int64_t row = 0; row < d; ++row) {
-      if (row == col) continue;
-      const double f = a[row * d + col];
+    for (int64_t row = col + 1; row < e; ++row)
+      if (std::abs(a[row * e + col]) > std::abs(a[piv * e + col])) piv = row;
+    for (int64_t k = 0; k < e; ++k) std::swap(a[col * e + k], a[piv * e + k]);
+    for (int64_t k = 0; k < d; ++k) std::swap(b[col * d + k], b[piv * d + k]);
+    const double inv = 1.0 / a[col * e + col];
+    for (int64_t k = 0; k < e; ++k) a[col * e + k] *= inv;
+    for (int64_t k = 0; k < d; ++k) b[col * d + k] *= inv;
+    for (int64_t row = 0; row < e; ++row) {
+      const double f = row == col ? 0.0 : a[row * e + col];
       if (f == 0) continue;
-      for (int64_t k = 0; k < d; ++k) a[row * d + k] -= f * a[col * d + k], b[row * d + k] -= f * b[col * d + k];
+      for (int64_t k = 0; k < e; ++k) a[row * e + k] -= f * a[col * e + k];
+      for (int64_t k = 0; k < d; ++k) b[row * d + k] -= f * b[col * d + k];
     }
   }
   double sse = 0, sst = 0;
-  std::vector<double> mean(size_t(d), 0);
+  std::vector<double> mean(static_cast<size_t>(d), 0);
   for (int64_t i = 0; i < test; ++i)
     for (int64_t k = 0; k < d; ++k) mean[k] += yt[i * d + k] / double(test);
   for (int64_t i = 0; i < test; ++i)
     for (int64_t k = 0; k < d; ++k) {
       double pred = 0;
-      for (int64_t j = 0; j < d; ++j) pred += xt[i * d + j] * b[j * d + k];
+      for (int64_t j = 0; j < e; ++j) pred += feature(xt, i, j) * b[j * d + k];
       sse += (pred - yt[i * d + k]) * (pred - yt[i * d + k]);
       sst += (yt[i * d + k] - mean[k]) * (yt[i * d + k] - mean[k]);
     }

@@ -180,7 +180,7 @@ Verdict layernorm_absorbs(const std::vector<Absorption>& cases) {
   SL_CHECK(!cases.empty(), "layernorm_absorbs: no cases");
   std::string yes, no;
   for (const Absorption& c : cases) {
-    const bool ok = c.init_rel_diff <= kInitEqualRel && c.train_rel_diff <= kTrainEqualRel;
+    const bool ok = c.init_rel_diff <= kAbsorbedRel && c.train_rel_diff <= kTrainEqualRel;
     (ok ? yes : no) += std::string((ok ? yes : no).empty() ? "" : "; ") + c.positions +
                        " positions (init diff " + fmt(c.init_rel_diff) + ", trained " + pct(c.train_rel_diff) + ")";
   }
@@ -270,7 +270,7 @@ Verdict no_scale_saturates(const std::vector<SaturationCase>& cases) {
   }
   if (no.empty()) return Verdict::holds("Saturated and not converging: " + yes + ".");
   if (!yes.empty()) return Verdict::holds_only_if("d_k is " + list_values(where), "Holds at " + yes + "; not at " + no + ".");
-  return Verdict::does_not_hold("Without scale the model still trains: " + no + ".");
+  return Verdict::does_not_hold("At no d_k are >= 50 % of rows saturated at init while training breaks: " + no + ".");
 }
 Verdict softmax_derivative_range(const std::vector<RowCase>& cases) {
   SL_CHECK(!cases.empty(), "softmax_derivative_range: no cases");

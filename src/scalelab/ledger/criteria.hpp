@@ -80,8 +80,12 @@ struct Equivalence {
 };
 Verdict reparametrisation(const std::vector<Equivalence>& settings, const std::string& what);
 
-// E9: the LayerNorm "absorbs" the scale when the layer-0 input is unchanged (rel diff <= 1e-5)
-// and the final losses of scale 1 and sqrt(d) differ by <= 2 %.
+// E9: the LayerNorm "absorbs" the scale when the layer-0 input changes by <= 1e-3 (relative) and
+// the final losses of scale 1 and sqrt(d) differ by <= 2 %. (A norm removes a scale exactly only
+// up to its eps: LN(s·x) differs from LN(x) by about eps / Var(s·x), 3e-4 for N(0,1/d) rows at
+// d = 32 and eps 1e-5; 1e-3 allows that, while a changed direction gives differences near 1. The
+// first quick run used the exact-equality bound 1e-5 here, which only rounding can meet.)
+inline constexpr double kAbsorbedRel = 1e-3;
 struct Absorption {
   std::string positions;     // "sinusoidal" | "none"
   double init_rel_diff = 0;  // of the embedding LayerNorm's output, scale 1 vs sqrt(d)

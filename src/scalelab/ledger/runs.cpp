@@ -9,7 +9,9 @@
 #include <mutex>
 #include <sstream>
 
+#include "scalelab/core/cpu.hpp"
 #include "scalelab/core/parallel.hpp"
+#include "scalelab/engine_digest.hpp"
 #include "scalelab/probes/gradient_probe.hpp"
 #include "scalelab/probes/model_probe.hpp"
 #include "scalelab/probes/probe_run.hpp"
@@ -163,13 +165,10 @@ Json execute_probe(const RunSpec& spec) {
 const char* run_kind_name(RunKind kind) { return kind == RunKind::train ? "train" : "probe"; }
 
 const std::string& binary_version() {
-  static const std::string version = [] {
-    std::ifstream in("/proc/self/exe", std::ios::binary);
-    if (!in) return std::string(SCALELAB_VERSION);
-    std::ostringstream bytes;
-    bytes << in.rdbuf();
-    return std::string(SCALELAB_VERSION) + "+" + hex(fnv1a(bytes.str()));
-  }();
+  // The engine's sources (cmake/engine_digest.cmake) and the CPU: oneDNN and the SIMD kernels pick
+  // their code paths by CPU, so a cache moved to another machine is not trusted.
+  static const std::string version = std::string(SCALELAB_VERSION) + "+" + SCALELAB_ENGINE_DIGEST +
+                                     " on " + detect_cpu().model_name;
   return version;
 }
 

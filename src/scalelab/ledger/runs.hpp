@@ -50,8 +50,8 @@ Json execute_run(const RunSpec& spec);
 // The loaded data of a [data] config, loaded once per process and shared (thread-safe).
 const TaskData& shared_task_data(const DataConfig& config);
 
-// A digest of this executable's file (/proc/self/exe), so that a rebuilt binary invalidates the
-// cache; falls back to the version string.
+// The version the cache is keyed by: scalelab's version, the digest of the engine's sources
+// (everything that decides a run's numbers) and the CPU model.
 const std::string& binary_version();
 
 }  // namespace scalelab::ledger
