@@ -36,9 +36,8 @@ Block measurements_table(const ClaimRecord& c) {
           {false, false, true, true, true, true, false},
           {}};
   for (const Measurement& m : c.measurements) {
-    const std::string range = m.values.size() > 1 || m.min != m.max
-                                  ? format_number(m.min) + " – " + format_number(m.max)
-                                  : "";
+    const std::string range = m.min == m.max ? format_number(m.min)
+                                             : format_number(m.min) + " – " + format_number(m.max);
     t.rows.push_back({{txt(m.name)},
                       {txt(m.arm)},
                       {txt(format_number(m.x))},
@@ -83,7 +82,7 @@ std::vector<Block> claim_section(const ClaimRecord& c, const std::vector<Figure>
   out.push_back(Heading{2, "claim-" + c.id, {txt(c.id + " · " + c.statement)}});
   std::string meta = "Group: " + (c.group.empty() ? std::string("–") : c.group);
   if (!c.mode.empty()) meta += " · mode: " + c.mode;
-  if (c.seconds) meta += " · " + format_number(*c.seconds) + " s";
+  if (c.seconds) meta += " · " + (*c.seconds < 0.01 ? std::string("< 0.01") : format_number(*c.seconds)) + " s";
   out.push_back(Paragraph{{emph(meta)}, ""});
 
   out.push_back(Heading{4, "", {txt("Experiment")}});

@@ -160,6 +160,32 @@ std::string heatmap_plot(const PlotSpec& spec, const fs::path& dir, bool write_f
   return cmd;
 }
 
+// gnuplot echoes the failing command before its message ("plot.gp" line 12: all points y value
+// undefined!); keep the messages, or the log's tail when there are none.
+std::string error_lines(const std::string& log) {
+  std::string out, line;
+  std::istringstream in(log);
+  while (std::getline(in, line))
+    if (line.find("\" line ") != std::string::npos) {
+      if (!out.empty()) out += "; ";
+      out += line;
+    }
+  if (out.empty()) out = log;
+  while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
+  if (out.size() > 400) out = "..." + out.substr(out.size() - 400);
+  return out;
+}
+
+bool any_finite_point(const PlotSpec& spec) {
+  for (const Series& s : spec.series)
+    for (const auto& p : s.points)
+      if (std::isfinite(p[0]) && std::isfinite(p[1])) return true;
+  for (const auto& row : spec.matrix)
+    for (double v : row)
+      if (std::isfinite(v)) return true;
+  return false;
+}
+
 // Runs argv with stdout and stderr into log; returns "" on exit status 0, else the problem.
 std::string run(const std::vector<std::string>& argv, const fs::path& log) {
   int err_pipe[2];
@@ -208,9 +234,7 @@ std::string run(const std::vector<std::string>& argv, const fs::path& log) {
   if (exec_failed)
     return "cannot run gnuplot program \"" + argv[0] + "\": " + std::strerror(exec_errno);
   if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return "";
-  std::string message = read_text(log);
-  while (!message.empty() && (message.back() == '\n' || message.back() == ' ')) message.pop_back();
-  if (message.size() > 400) message = "..." + message.substr(message.size() - 400);
+  const std::string message = error_lines(read_text(log));
   const std::string how = WIFEXITED(status) ? "exited with status " + std::to_string(WEXITSTATUS(status))
                                             : "was killed by signal " + std::to_string(WTERMSIG(status));
   return argv[0] + " " + how + (message.empty() ? "" : ": " + message);
@@ -240,7 +264,9 @@ class TempDir {
 std::string script_for(const PlotSpec& spec, const fs::path& dir, const std::string& output,
                        bool write_files) {
   std::ostringstream s;
-  s << "set terminal svg size 640,400 dynamic noenhanced font \"sans,14\" background \"white\"\n"
+  const bool slanted = spec.kind == "bars" && long_labels(spec.cols);  // labels need height
+  s << "set terminal svg size 640," << (slanted ? 480 : 400)
+    << " dynamic noenhanced font \"sans,14\" background \"white\"\n"
     << "set output " << quoted(output) << "\n"
     << "set encoding utf8\n"
     << "set border lc rgb \"#555555\"\n"
@@ -263,7 +289,7 @@ std::string script_for(const PlotSpec& spec, const fs::path& dir, const std::str
       << "set xrange [-0.6:" << datum(static_cast<double>(spec.cols.size()) - 0.4) << "]\n"
       << "set grid noxtics\n"
       << "set errorbars lc rgb \"#333333\" lw 1.2\n"
-      << (long_labels(spec.cols) ? "set xtics nomirror rotate by -25\n" : "set xtics nomirror\n")
+      << (long_labels(spec.cols) ? "set xtics nomirror rotate by 35 right\nset rmargin 4\n" : "set xtics nomirror\n")
       << tic_labels("x", spec.cols);
     if (spec.log_y) s << "set logscale y\n";
     s << "plot " << bars_plot(spec, dir, write_files, bands) << "\n";
@@ -301,6 +327,10 @@ PlotResult draw_plot(const PlotSpec& spec, const std::string& program) {
     }
     if (spec.kind == "heatmap" && spec.matrix.empty()) {
       result.problem = "the heatmap has an empty matrix";
+      return result;
+    }
+    if (!any_finite_point(spec)) {
+      result.problem = "no value to plot (every value is null: not measured or never reached)";
       return result;
     }
     TempDir dir;

@@ -277,6 +277,10 @@ Ledger read_ledger(const std::string& dir) {
   ledger.version = r.str("version");
   ledger.cpu = r.str("cpu");
   ledger.seconds = r.number("seconds");
+  ledger.runs = r.number("runs");
+  ledger.cached_runs = r.number("cached_runs");
+  ledger.train_seeds = r.number("train_seeds");
+  ledger.init_seeds = r.number("init_seeds");
   const Json& claims = r.array("claims");
   for (size_t i = 0; i < claims.size(); ++i) {
     const Reader e = r.child(claims[i], "claims[" + std::to_string(i) + "]");

@@ -93,6 +93,8 @@ struct Ledger {
   std::string version;
   std::string cpu;
   std::optional<double> seconds;
+  // Optional extras some versions of check write (shown when present).
+  std::optional<double> runs, cached_runs, train_seeds, init_seeds;
   std::vector<LedgerEntry> entries;          // in ledger.json's order
   std::map<std::string, ClaimRecord> claims;  // by id, from claims/<ID>.json
 };

@@ -91,8 +91,14 @@ Document build_document(const Ledger& ledger, const std::vector<const ClaimRecor
 
   std::string meta = std::to_string(claims.size()) + " claims measured by scalelab";
   if (!ledger.version.empty()) meta += " " + ledger.version;
+  if (!ledger.cpu.empty() && ledger.version.find(ledger.cpu) == std::string::npos) meta += " on " + ledger.cpu;
   if (!ledger.mode.empty()) meta += ", " + ledger.mode + " mode";
-  if (!ledger.cpu.empty()) meta += ", on " + ledger.cpu;
+  if (ledger.runs) {
+    meta += ", " + format_number(*ledger.runs) + " runs";
+    if (ledger.cached_runs) meta += " (" + format_number(*ledger.cached_runs) + " from the cache)";
+  }
+  if (ledger.train_seeds) meta += ", " + format_number(*ledger.train_seeds) + " training seeds";
+  if (ledger.init_seeds) meta += ", " + format_number(*ledger.init_seeds) + " seeds at init";
   if (ledger.seconds) meta += ", in " + format_number(*ledger.seconds) + " s";
   doc.blocks.push_back(Paragraph{{emph(meta + ".")}, ""});
   if (ledger.mode == "quick")
