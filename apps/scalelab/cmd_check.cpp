@@ -24,9 +24,15 @@ void add_check(CLI::App& app) {
       ->capture_default_str();
   cmd->add_flag("--no-report", *no_report, "write the ledger's JSON and summary.md only, not report.html");
   cmd->add_option("--gnuplot", *gnuplot, "gnuplot program for the report's plots")->capture_default_str();
+  auto list = std::make_shared<bool>(false);
+  cmd->add_flag("--list", *list, "print every claim (statement, experiment, criterion) as Markdown and exit");
   cmd->add_flag("--quiet,-q", [o](int64_t) { o->progress = nullptr; }, "no progress lines");
   o->progress = &std::cerr;
-  cmd->callback([o, only, no_report, gnuplot] {
+  cmd->callback([o, only, no_report, gnuplot, list] {
+    if (*list) {
+      std::cout << ledger::claims_markdown();
+      return;
+    }
     if (!only->empty()) o->only = ledger::parse_claim_ids(*only);
     const ledger::CheckResult r = ledger::run_check(*o);
     std::cout << "scalelab check: " << r.ledger["claims"].size() << " claim(s), " << r.runs << " run(s) ("

@@ -75,7 +75,44 @@ std::string summary_markdown(const Json& ledger) {
   return md.str();
 }
 
+// A rough relative cost of a run (multiply-adds), for the progress line's ETA only.
+double estimated_cost(const RunSpec& spec) {
+  const Json& config = spec.config;
+  const Json& options = spec.options;
+  const RunKind kind = spec.kind;
+  const Json& m = config["model"];
+  const double d = m.value("d_model", 64.0), ff = m.value("d_ff", 256.0);
+  const double layers = m.value("encoder_layers", 1.0) + m.value("decoder_layers", 1.0);
+  const double per_token = layers * (4 * d * d + 2 * d * ff) + 2e4;  // + per-token overheads
+  if (kind == RunKind::probe) {
+    // Initialising the weights dominates large models; the forward and backward the small ones.
+    const double tokens = options.value("batches", 2.0) * options.value("batch_size", 64.0) * 12;
+    return 3 * tokens * per_token + 20 * layers * (4 * d * d + 2 * d * ff) + 5e6;
+  }
+  const Json& t = config["train"];
+  const double precision = t.value("precision", std::string("f32")) == "f32" ? 1.0 : 4.0;
+  return t.value("steps", 1000.0) * t.value("batch_size", 64.0) * 12 * 3 * per_token * precision;
+}
+
 }  // namespace
+
+std::string claims_markdown() {
+  auto source = [](const std::string& id) -> std::string {
+    const int n = std::stoi(id.substr(1));
+    if (id[0] == 'E') return n <= 6 ? "claims_embedding_init.cpp" : "claims_embedding_training.cpp";
+    if (id[0] == 'B') return "claims_beyond.cpp";
+    for (int init : {1, 2, 5, 9, 10, 13})
+      if (n == init) return "claims_attention_init.cpp";
+    return "claims_attention_training.cpp";
+  };
+  std::ostringstream md;
+  for (const Claim& c : all_claims()) {
+    md << "### " << c.info.id << "\n\n**Claim.** " << c.info.statement << "\n\n**Experiment.** "
+       << c.info.experiment << "\n\n**Criterion.** " << c.info.criterion << "\n\n**Code.** `src/scalelab/ledger/"
+       << source(c.info.id) << "` (criterion in `criteria.cpp`).\n\n";
+  }
+  return md.str();
+}
 
 std::vector<std::string> parse_claim_ids(const std::string& list) {
   std::vector<std::string> ids;
@@ -160,7 +197,8 @@ CheckResult run_check(const CheckOptions& o) {
   std::atomic<size_t> finished{0};
   std::mutex mutex;
   std::exception_ptr failure;
-  double run_seconds = 0;
+  double run_seconds = 0, done_cost = 0, todo_cost = 0;
+  for (size_t i : todo) todo_cost += estimated_cost(pending[i].spec);
   auto worker = [&] {
     for (;;) {
       {
@@ -178,9 +216,11 @@ CheckResult run_check(const CheckOptions& o) {
         const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - r0).count();
         std::lock_guard<std::mutex> lock(mutex);
         run_seconds += took;
+        done_cost += estimated_cost(p.spec);
         const size_t done = ++finished;
         if (o.progress) {
-          const double eta = run_seconds / double(done) * double(todo.size() - done) / double(jobs);
+          // Seconds per unit of estimated cost so far, times the cost left, over the jobs.
+          const double eta = run_seconds / done_cost * (todo_cost - done_cost) / double(jobs);
           *o.progress << "[check] " << p.claim << " " << p.spec.label << ": run " << done << " of "
                       << todo.size() << ", elapsed " << duration(elapsed()) << ", ETA "
                       << duration(eta) << "\n" << std::flush;

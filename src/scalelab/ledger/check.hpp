@@ -29,6 +29,10 @@ struct CheckResult {
 // directory that holds something other than a ledger.
 CheckResult run_check(const CheckOptions& options);
 
+// Every claim as Markdown (ID, statement, experiment, criterion, the file that implements it): the
+// per-claim sections of docs/ledger.md are this output.
+std::string claims_markdown();
+
 // Splits "E3,A4, b1" into normalised IDs; throws Error naming an unknown ID and the allowed ones.
 std::vector<std::string> parse_claim_ids(const std::string& list);
 
