@@ -40,7 +40,7 @@ Block measurements_table(const ClaimRecord& c) {
                                              : format_number(m.min) + " – " + format_number(m.max);
     t.rows.push_back({{txt(m.name)},
                       {txt(m.arm)},
-                      {txt(format_number(m.x))},
+                      {txt(m.x.empty() ? "–" : m.x)},
                       {txt(format_number(m.median))},
                       {txt(range)},
                       {txt(std::to_string(m.values.size()))},

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "scalelab/core/error.hpp"
+#include "scalelab/report/text.hpp"
 
 namespace scalelab::report {
 namespace {
@@ -57,6 +58,28 @@ class Reader {
     if (v.is_null()) return std::numeric_limits<double>::quiet_NaN();
     if (!v.is_number()) fail(where, "= " + shown(v) + ": expected a number");
     return v.get<double>();
+  }
+  // A swept variable: a number, a string, or an object of named numbers (several swept at once).
+  std::string swept_value(const char* key) const {
+    if (!has(key)) return "";
+    const Json& v = j_.at(key);
+    if (v.is_number()) return format_number(v.get<double>());
+    if (v.is_string()) return v.get<std::string>();
+    if (v.is_object()) {
+      std::string out;
+      for (auto it = v.begin(); it != v.end(); ++it) {
+        if (!out.empty()) out += ", ";
+        out += it.key() + " ";
+        if (it.value().is_number())
+          out += format_number(it.value().get<double>());
+        else if (it.value().is_string())
+          out += it.value().get<std::string>();
+        else
+          fail(std::string(key) + "." + it.key(), "= " + shown(it.value()) + ": expected a number or a string");
+      }
+      return out;
+    }
+    fail(key, "= " + shown(v) + ": expected a number, a string or an object of numbers");
   }
   const Json& array(const char* key) const {
     static const Json empty = Json::array();
@@ -242,7 +265,7 @@ ClaimRecord read_claim(const std::string& path) {
     Measurement out;
     out.name = m.str("name", true);
     out.arm = m.str("arm");
-    out.x = m.number("x");
+    out.x = m.swept_value("x");
     out.unit = m.str("unit");
     out.values = m.numbers(m.array("values"), "values");
     out.median = m.number_or_nan("median");

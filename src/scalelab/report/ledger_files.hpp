@@ -35,7 +35,7 @@ struct Arm {
 struct Measurement {
   std::string name;
   std::string arm;
-  std::optional<double> x;
+  std::string x;  // the swept value as shown: a number, a label, or "L 16, d 64" for several; "" if none
   std::string unit;
   std::vector<double> values;  // per seed; NaN where the JSON holds null
   double median = 0, min = 0, max = 0;
