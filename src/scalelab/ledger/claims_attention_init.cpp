@@ -185,7 +185,7 @@ Claim a5() {
           }
           per.push_back(total / (2000.0 * double(n)));
         }
-        const Spread sp = r.measure("mean p(1−p)", "exact rows", {{"n", n}, {"sigma", sigma}}, "", per);
+        const Spread sp = r.measure("mean p(1−p), σ = " + fmt(sigma), "exact rows", n, "", per);
         if (sigma == 1.0) cases.push_back({n, sp.median}), r.fact("pp_n" + std::to_string(n), sp.median);
         pts.push_back({double(n), per});
       }

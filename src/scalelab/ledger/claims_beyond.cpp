@@ -159,7 +159,7 @@ Claim b3() {
             "With muP (1/d_k attention, zero-initialised query and readout, Adam learning rates of hidden and output "
             "matrices ∝ 1/width) the best learning rate stays put as width grows, unlike standard parametrisation "
             "with 1/sqrt(d_k) (Yang et al. 2022, Tensor Programs V).",
-            "Width × learning-rate sweep (d_k fixed at 16, so heads grow with width; 400 steps; quick: 2 widths × 2 lrs): "
+            "Width × learning-rate sweep, Pre-LN as the mup preset (d_k fixed at 16, so heads grow with width; 400 steps; quick: 2 widths × 2 lrs): "
             "standard parametrisation against preset mup with train.mup_base_width = the smallest width. "
             "The best learning rate per width is the one with the lowest median final valid loss.",
             "\"Stays put\" = the best learning rate's grid index is the same at every width; \"unlike SP\" = SP's moves "
@@ -172,7 +172,7 @@ Claim b3() {
         for (double lr : b3_lrs(m)) {
           std::vector<std::string> o = {"model.d_model=" + std::to_string(w), "model.n_heads=" + std::to_string(w / 16),
                                         "model.d_ff=" + std::to_string(4 * w), "train.lr=" + std::to_string(lr),
-                                        m.quick ? "train.steps=150" : "train.steps=400"};
+                                        m.quick ? "train.steps=150" : "train.steps=400", "model.norm=\"pre\""};
           if (std::string(p) == "muP") o.push_back("train.mup_base_width=" + std::to_string(base));
           r.add_arm(b3_arm(p, w, lr), RunKind::train,
                     arm_config(training_tree(m), o, std::string(p) == "muP" ? "mup" : ""), m.seeds(m.train_seeds));

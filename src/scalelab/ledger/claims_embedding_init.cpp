@@ -146,8 +146,8 @@ Claim e2() {
       for (int64_t L : {16, 64, 512, 4096}) {
         std::vector<double> var;
         cases.push_back(pe_case(L, d, d == 512 ? &var : nullptr));
-        r.measure("row mean square", "sinusoidal table", {{"L", L}, {"d", d}}, "", {cases.back().row_mean_square});
-        r.measure("share of dims with variance in [0.4, 0.6]", "sinusoidal table", {{"L", L}, {"d", d}}, "",
+        r.measure("row mean square, d = " + std::to_string(d), "sinusoidal table", L, "", {cases.back().row_mean_square});
+        r.measure("share of dims with variance in [0.4, 0.6], d = " + std::to_string(d), "sinusoidal table", L, "",
                   {cases.back().dims_near_half});
         if (d == 512) {
           Json pts = Json::array();

@@ -268,7 +268,7 @@ Claim e11() {
             "With RoPE nothing is added to the embedding; LLaMA-style models do not scale it and control "
             "the scale by initialisation instead.",
             "LLaMA-style model (preset llama: RoPE, Pre-RMSNorm, N(0, 0.02²) embeddings; kept "
-            "encoder-decoder at the ledger's size): Var of the first self-attention's logits at init "
+            "encoder-decoder at the ledger's size, the preset's Pre-norm restored over the base's Post-LN): Var of the first self-attention's logits at init "
             "for embedding scales 1/d, 1, sqrt(d); and training with scales 1 and sqrt(d).",
             "Invariant when the logit variance changes by <= 1 % against scale 1. Holds if every scale "
             "is invariant; holds only if invariant while (s·σ)² stays well above the norm's eps."};
@@ -277,11 +277,11 @@ Claim e11() {
     const Json tree = training_tree(m);
     for (const char* scale : {"inv_d", "1", "sqrt_d"})
       r.add_arm(std::string("init, ×") + scale, RunKind::probe,
-                arm_config(tree, {std::string("model.embedding.scale=\"") + scale + "\""}, "llama"),
+                arm_config(tree, {"model.norm=\"pre\"", std::string("model.embedding.scale=\"") + scale + "\""}, "llama"),
                 m.seeds(m.init_seeds), {{"batches", 1}, {"batch_size", 64}});
     for (const char* scale : {"1", "sqrt_d"})
       r.add_arm(std::string("train, ×") + scale, RunKind::train,
-                arm_config(tree, {std::string("model.embedding.scale=\"") + scale + "\""}, "llama"),
+                arm_config(tree, {"model.norm=\"pre\"", std::string("model.embedding.scale=\"") + scale + "\""}, "llama"),
                 m.seeds(m.train_seeds), observe(m));
     r.threshold("invariant_rel", criteria::kInvariantRel);
   };
