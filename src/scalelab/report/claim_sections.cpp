@@ -9,7 +9,10 @@ namespace {
 Inline verdict_cell(const ClaimRecord& c) {
   Inline out{strong(verdict_text(c.verdict))};
   if (c.verdict == Verdict::holds_only_if && !c.condition.empty()) out.push_back(txt(" " + c.condition));
-  if (c.provisional) out.push_back(emph(" provisional (quick)"));
+  if (c.provisional) {
+    out.push_back(txt(" — "));
+    out.push_back(emph("provisional (quick)"));
+  }
   return out;
 }
 

@@ -12,6 +12,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -63,6 +64,41 @@ bool has_band(const Series& s) {
   for (const auto& p : s.points)
     if (p.size() == 4) return true;
   return false;
+}
+
+// gnuplot puts log-axis labels at powers of ten only, so a range inside one decade (d_k 16 to 64)
+// would have none. Label the swept values themselves when there are few, else 1-2-5 steps.
+std::string log_tics(const char* axis, const PlotSpec& spec, size_t column) {
+  std::set<double> values;
+  double lo = INFINITY, hi = -INFINITY;
+  for (const Series& ser : spec.series)
+    for (const auto& p : ser.points) {
+      // x: column 0; y: the value and its band (columns 1..3).
+      const size_t last = column == 0 ? 0 : p.size() - 1;
+      for (size_t k = column; k <= last; ++k) {
+        if (!(std::isfinite(p[k]) && p[k] > 0)) continue;
+        if (k == column) values.insert(p[k]);
+        lo = std::min(lo, p[k]);
+        hi = std::max(hi, p[k]);
+      }
+    }
+  if (values.empty()) return "";
+  std::vector<double> tics;
+  if (column == 0 && values.size() <= 10) {
+    tics.assign(values.begin(), values.end());
+  } else {
+    if (hi / lo > 1e3) return "";  // several decades: gnuplot's own labels are fine
+    for (double decade = std::pow(10.0, std::floor(std::log10(lo))); decade <= hi * 10; decade *= 10)
+      for (double m : {1.0, 2.0, 5.0})
+        if (m * decade >= lo / 1.5 && m * decade <= hi * 1.5) tics.push_back(m * decade);
+  }
+  std::string out = std::string("set ") + axis + "tics (";
+  for (size_t i = 0; i < tics.size(); ++i) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", tics[i]);
+    out += (i ? ", " : "") + quoted(buf) + " " + datum(tics[i]);
+  }
+  return out + ")\n";
 }
 
 // Category labels that would collide side by side are drawn slanted.
@@ -276,8 +312,8 @@ std::string script_for(const PlotSpec& spec, const fs::path& dir, const std::str
     << "set ylabel " << quoted(spec.y_label) << "\n";
   if (spec.kind == "lines") {
     // On a log axis gnuplot widens the range to whole decades; keep it to the data instead.
-    if (spec.log_x) s << "set logscale x\nset autoscale xfix\n";
-    if (spec.log_y) s << "set logscale y\n";
+    if (spec.log_x) s << "set logscale x\nset autoscale xfix\n" << log_tics("x", spec, 0);
+    if (spec.log_y) s << "set logscale y\n" << log_tics("y", spec, 1);
     s << "plot " << lines_plot(spec, dir, write_files) << "\n";
   } else if (spec.kind == "bars") {
     bool bands = false;
