@@ -66,11 +66,23 @@ TEST(MatchesClosedForm, NaNRatioAtTheEndDoesNotHold) {
   EXPECT_EQ(matches_closed_form({1.0, kNaN}, {0.01, 0.01}, "E").kind, VerdictKind::does_not_hold);
 }
 
-// Known bug in criteria.cpp: a NaN ratio (or 0/0 from rel_se = 0) followed by a finite one is
-// forgotten, because `!(sigmas <= worst_sigma)` is true for every sigma once worst_sigma is NaN, so the next
-// finite sigma overwrites it and the verdict becomes "holds". Enable once fixed.
-TEST(MatchesClosedForm, DISABLED_NaNRatioAnywhereDoesNotHold) {
+// A NaN ratio anywhere (not only last) must not be forgotten by a later finite one.
+TEST(MatchesClosedForm, NaNRatioAnywhereDoesNotHold) {
   EXPECT_EQ(matches_closed_form({kNaN, 1.0}, {0.01, 0.01}, "E").kind, VerdictKind::does_not_hold);
+  EXPECT_EQ(matches_closed_form({1.0, kNaN, 1.0}, {0.01, 0.01, 0.01}, "E").kind, VerdictKind::does_not_hold);
+  EXPECT_EQ(matches_closed_form({kNaN}, {0.01}, "E").kind, VerdictKind::does_not_hold);
+}
+
+TEST(MatchesClosedForm, ZeroStandardErrorNeverPasses) {
+  // 0/0 (an exact ratio of 1 with SE 0) and x/0 both count as infinitely many standard errors.
+  EXPECT_EQ(matches_closed_form({1.0}, {0.0}, "E").kind, VerdictKind::does_not_hold);
+  EXPECT_EQ(matches_closed_form({1.001}, {0.0}, "E").kind, VerdictKind::does_not_hold);
+  EXPECT_EQ(matches_closed_form({1.0, 1.0}, {0.0, 0.01}, "E").kind, VerdictKind::does_not_hold);
+  EXPECT_EQ(matches_closed_form({1.0, 1.0}, {0.01, 0.0}, "E").kind, VerdictKind::does_not_hold);
+}
+
+TEST(MatchesClosedForm, InfiniteRatioDoesNotHold) {
+  EXPECT_EQ(matches_closed_form({kInf, 1.0}, {0.01, 0.01}, "E").kind, VerdictKind::does_not_hold);
 }
 
 TEST(MatchesClosedForm, ThrowsOnMismatchedOrEmptyInput) {
@@ -295,6 +307,27 @@ TEST(LearnableScale, NeverReachingTheTargetIsSlower) {
       << v.sentence;
 }
 
+TEST(LearnableScale, SlowerIsUndefinedWhenTheFixedArmNeverReachesItsTarget) {
+  const ConvergenceArm never{"fixed", 3.0, -1.0};
+  // Neither a learned arm that never reaches it nor one that reaches it late counts as slower.
+  const Verdict both_never = learnable_scale(never, {{"learned", 3.0, -1.0}});
+  EXPECT_EQ(both_never.kind, VerdictKind::holds_only_if);
+  EXPECT_TRUE(contains(both_never.sentence, "Fixed sqrt(d): final loss " + fmt(3.0) + ", steps to target never"))
+      << both_never.sentence;
+  EXPECT_EQ(learnable_scale(never, {{"learned", 3.0, 5000.0}}).kind, VerdictKind::holds_only_if);
+  // "Better" is still decided.
+  EXPECT_EQ(learnable_scale(never, {{"learned", 3.0 - above(kBetterMargin), -1.0}}).kind,
+            VerdictKind::does_not_hold);
+}
+
+TEST(LearnableScale, SlowerIsExactlyAtTheFactorAndFasterIsNot) {
+  EXPECT_EQ(learnable_scale(kFixed, {{"learned", 3.0, kSlowerFactor * kFixed.steps_to_target}}).kind,
+            VerdictKind::holds);
+  EXPECT_EQ(learnable_scale(kFixed, {{"learned", 3.0, 500.0}}).kind, VerdictKind::holds_only_if);
+}
+
+TEST(LearnableScale, ThrowsWithoutLearnedArms) { EXPECT_THROW(learnable_scale(kFixed, {}), scalelab::Error); }
+
 TEST(LearnableScale, BetterWinsOverSlower) {
   EXPECT_EQ(learnable_scale(kFixed, {{"learned", 2.5, -1.0}}).kind, VerdictKind::does_not_hold);
 }
@@ -327,17 +360,33 @@ TEST(Reparametrisation, SomeSettingsEquivalentHoldsOnlyIfThoseSettings) {
   EXPECT_FALSE(contains(v.condition, "Adam")) << v.condition;
 }
 
+TEST(Reparametrisation, InitDiffExactlyAtThresholdIsEqual) {
+  EXPECT_EQ(reparametrisation({{"Adam", kInitEqualRel, kTrainEqualRel}}, "X").kind, VerdictKind::holds);
+}
+
+TEST(Reparametrisation, ThrowsWithoutSettings) { EXPECT_THROW(reparametrisation({}, "X"), scalelab::Error); }
+
 // ---------------------------------------------------------------------------------------------
-// layernorm_absorbs (E9)
+// layernorm_absorbs (E9): the init bound is kAbsorbedRel (1e-3, the norm's eps), not kInitEqualRel.
 
 TEST(LayernormAbsorbs, HoldsJustInsideBothThresholds) {
-  EXPECT_EQ(layernorm_absorbs({{"none", below(kInitEqualRel), below(kTrainEqualRel)}}).kind, VerdictKind::holds);
+  EXPECT_EQ(layernorm_absorbs({{"none", below(kAbsorbedRel), below(kTrainEqualRel)}}).kind, VerdictKind::holds);
+  EXPECT_EQ(layernorm_absorbs({{"none", kAbsorbedRel, kTrainEqualRel}}).kind, VerdictKind::holds);
+}
+
+TEST(LayernormAbsorbs, InitBoundIsTheAbsorbedBoundNotExactEquality) {
+  static_assert(kAbsorbedRel == 1e-3);
+  // 1e-4 is far above kInitEqualRel (1e-5) but within the norm's eps allowance.
+  EXPECT_EQ(layernorm_absorbs({{"rope", 1e-4, 0.0}}).kind, VerdictKind::holds);
+  EXPECT_EQ(layernorm_absorbs({{"rope", above(kInitEqualRel), 0.0}}).kind, VerdictKind::holds);
 }
 
 TEST(LayernormAbsorbs, EitherDiffJustAboveDoesNotHold) {
-  EXPECT_EQ(layernorm_absorbs({{"none", above(kInitEqualRel), 0.0}}).kind, VerdictKind::does_not_hold);
+  EXPECT_EQ(layernorm_absorbs({{"none", above(kAbsorbedRel), 0.0}}).kind, VerdictKind::does_not_hold);
   EXPECT_EQ(layernorm_absorbs({{"none", 0.0, above(kTrainEqualRel)}}).kind, VerdictKind::does_not_hold);
 }
+
+TEST(LayernormAbsorbs, ThrowsWithoutCases) { EXPECT_THROW(layernorm_absorbs({}), scalelab::Error); }
 
 TEST(LayernormAbsorbs, HoldsOnlyIfWithoutAddedPositions) {
   const Verdict v = layernorm_absorbs({{"none", 0.0, 0.001}, {"sinusoidal", 0.3, 0.05}});
@@ -388,6 +437,14 @@ TEST(RopeRmsnormInvariance, DoesNotHoldWhenNoScaleIsInvariant) {
   EXPECT_EQ(rope_rmsnorm_invariance({{"1/d", above(kInvariantRel), 0.002}}, 1e-5).kind, VerdictKind::does_not_hold);
 }
 
+TEST(RopeRmsnormInvariance, ExactlyAtThresholdIsInvariant) {
+  EXPECT_EQ(rope_rmsnorm_invariance({{"sqrt_d", kInvariantRel, 8.0}}, 1e-6).kind, VerdictKind::holds);
+}
+
+TEST(RopeRmsnormInvariance, ThrowsWithoutCases) {
+  EXPECT_THROW(rope_rmsnorm_invariance({}, 1e-6), scalelab::Error);
+}
+
 // ---------------------------------------------------------------------------------------------
 // broken, extreme_scales (E12)
 
@@ -426,6 +483,8 @@ TEST(LogitsWithinRange, ThreeBranchesAndThreshold) {
   EXPECT_EQ(logits_within_range({{"after training", below(kWithinShare)}}).kind, VerdictKind::does_not_hold);
 }
 
+TEST(LogitsWithinRange, ThrowsWithoutCases) { EXPECT_THROW(logits_within_range({}), scalelab::Error); }
+
 // ---------------------------------------------------------------------------------------------
 // inv_dk_unusable (A3)
 
@@ -433,9 +492,32 @@ TEST(InvDkUnusable, ThreeBranches) {
   EXPECT_EQ(inv_dk_unusable({{64, 0.99, 1.6, true}, {256, 0.999, 2.0, true}}).kind, VerdictKind::holds);
   const Verdict v = inv_dk_unusable({{16, 0.9, 1.1, false}, {256, 0.999, 2.0, true}, {64, 0.99, 1.7, true}});
   EXPECT_EQ(v.kind, VerdictKind::holds_only_if);
-  EXPECT_EQ(v.condition, "d_k >= 64");
+  // The values where the case held, in the order given (not a >= bound).
+  EXPECT_EQ(v.condition, "d_k is 256 and 64");
+  EXPECT_TRUE(contains(v.sentence, "Usable at d_k 16")) << v.sentence;
   EXPECT_EQ(inv_dk_unusable({{64, 0.99, 1.05, false}}).kind, VerdictKind::does_not_hold);
 }
+
+TEST(InvDkUnusable, ConditionListsNonMonotoneValues) {
+  // Broken at 16 and 256 but not at 64: the condition names exactly those, not "d_k >= 16".
+  const Verdict v = inv_dk_unusable({{16, 0.5, 1.6, true}, {64, 0.9, 1.1, false}, {256, 0.99, 2.0, true}});
+  EXPECT_EQ(v.kind, VerdictKind::holds_only_if);
+  EXPECT_EQ(v.condition, "d_k is 16 and 256");
+  const Verdict three = inv_dk_unusable({{8, 0.5, 1.6, true}, {16, 0.5, 1.6, true}, {32, 0.5, 1.6, true},
+                                         {64, 0.9, 1.1, false}});
+  EXPECT_EQ(three.condition, "d_k is 8, 16 and 32");
+  const Verdict one = inv_dk_unusable({{64, 0.9, 1.1, false}, {256, 0.99, 2.0, true}});
+  EXPECT_EQ(one.condition, "d_k is 256");
+}
+
+TEST(InvDkUnusable, DecidedByBrokenOnlyNotByEntropy) {
+  // A near-uniform entropy at init does not make a case unusable, nor a low one usable.
+  EXPECT_EQ(inv_dk_unusable({{256, 0.9999, 1.01, false}}).kind, VerdictKind::does_not_hold);
+  EXPECT_EQ(inv_dk_unusable({{256, 0.1, 2.0, true}}).kind, VerdictKind::holds);
+  EXPECT_EQ(inv_dk_unusable({{256, 1.0, 1.0, false}, {512, 0.0, 1.0, true}}).condition, "d_k is 512");
+}
+
+TEST(InvDkUnusable, ThrowsWithoutCases) { EXPECT_THROW(inv_dk_unusable({}), scalelab::Error); }
 
 TEST(InvDkUnusable, BrokenFlagFollowsBrokenFactor) {
   // The case's flag is meant to be broken(loss, baseline, diverged): both sides of kBrokenFactor.
@@ -460,9 +542,18 @@ TEST(NoScaleSaturates, SaturatedButTrainingIsNotEnough) {
 TEST(NoScaleSaturates, HoldsOnlyIfFromTheSmallestSaturatingDk) {
   const Verdict v = no_scale_saturates({{16, 0.1, 1.0, false}, {512, 0.95, 3.0, true}, {128, 0.7, 1.9, true}});
   EXPECT_EQ(v.kind, VerdictKind::holds_only_if);
-  EXPECT_EQ(v.condition, "d_k >= 128");
+  EXPECT_EQ(v.condition, "d_k is 512 and 128");
   EXPECT_TRUE(contains(v.sentence, "not at d_k 16")) << v.sentence;
 }
+
+TEST(NoScaleSaturates, ConditionListsTheValuesWhereItHeld) {
+  const Verdict v = no_scale_saturates({{16, 0.9, 2.0, true}, {64, 0.2, 2.0, true}, {256, 0.95, 3.0, true}});
+  EXPECT_EQ(v.kind, VerdictKind::holds_only_if);
+  EXPECT_EQ(v.condition, "d_k is 16 and 256");
+  EXPECT_EQ(no_scale_saturates({{16, 0.1, 1.0, false}, {32, kSaturatedShare, 1.6, true}}).condition, "d_k is 32");
+}
+
+TEST(NoScaleSaturates, ThrowsWithoutCases) { EXPECT_THROW(no_scale_saturates({}), scalelab::Error); }
 
 // ---------------------------------------------------------------------------------------------
 // softmax_derivative_range (A5)
@@ -477,9 +568,23 @@ TEST(SoftmaxDerivativeRange, BothBoundsBothSides) {
 TEST(SoftmaxDerivativeRange, HoldsOnlyIfForShortRows) {
   const Verdict v = softmax_derivative_range({{4, 0.2}, {16, 0.06}, {1024, 0.001}});
   EXPECT_EQ(v.kind, VerdictKind::holds_only_if);
-  EXPECT_TRUE(contains(v.condition, "n <= 16")) << v.condition;
+  EXPECT_EQ(v.condition, "the row has n = 4 and 16 keys");
   EXPECT_NE(v.sentence.find("n = 1024: " + fmt(0.001)), std::string::npos) << v.sentence;
 }
+
+TEST(SoftmaxDerivativeRange, ConditionListsTheValuesWhereItHeld) {
+  // Outside at n = 2 (too high) and n = 1024 (too low), inside at 10: only n = 10 is named.
+  const Verdict v = softmax_derivative_range({{2, above(kPpHi)}, {10, 0.09}, {1024, below(kPpLo)}});
+  EXPECT_EQ(v.kind, VerdictKind::holds_only_if);
+  EXPECT_EQ(v.condition, "the row has n = 10 keys");
+  const Verdict two = softmax_derivative_range({{2, kPpHi}, {10, 0.09}, {1024, below(kPpLo)}});
+  EXPECT_EQ(two.condition, "the row has n = 2 and 10 keys");
+  EXPECT_TRUE(contains(two.sentence, "outside at n = 1024")) << two.sentence;
+  EXPECT_TRUE(contains(softmax_derivative_range({{2, 0.2}}).sentence, "outside at none"));
+  EXPECT_TRUE(contains(softmax_derivative_range({{2, 0.3}}).sentence, "in [0.05, 0.25] at none"));
+}
+
+TEST(SoftmaxDerivativeRange, ThrowsWithoutCases) { EXPECT_THROW(softmax_derivative_range({}), scalelab::Error); }
 
 // ---------------------------------------------------------------------------------------------
 // gradient_drop (A6)
@@ -529,10 +634,19 @@ TEST(TinyDk, ThreeBranchesAndThreshold) {
   EXPECT_EQ(tiny_dk({{2, below(kLittleDifference)}, {4, 0.0}}).kind, VerdictKind::holds);
   const Verdict v = tiny_dk({{2, below(kLittleDifference)}, {8, 0.01}, {16, above(kLittleDifference)}});
   EXPECT_EQ(v.kind, VerdictKind::holds_only_if);
-  EXPECT_EQ(v.condition, "d_k <= 8");
+  EXPECT_EQ(v.condition, "d_k is 2 and 8");
   EXPECT_TRUE(contains(v.sentence, "d_k 16")) << v.sentence;
   EXPECT_EQ(tiny_dk({{16, above(kLittleDifference)}}).kind, VerdictKind::does_not_hold);
 }
+
+TEST(TinyDk, ConditionListsTheValuesWhereItHeldAndThresholdIsInclusive) {
+  const Verdict v = tiny_dk({{2, kLittleDifference}, {4, 0.1}, {8, 0.0}, {16, 0.05}});
+  EXPECT_EQ(v.kind, VerdictKind::holds_only_if);
+  EXPECT_EQ(v.condition, "d_k is 2 and 8");
+  EXPECT_EQ(tiny_dk({{2, 0.2}, {4, 0.0}}).condition, "d_k is 4");
+}
+
+TEST(TinyDk, ThrowsWithoutCases) { EXPECT_THROW(tiny_dk({}), scalelab::Error); }
 
 // ---------------------------------------------------------------------------------------------
 // scaled_logits_overflow (A9)
@@ -570,10 +684,23 @@ TEST(FlashIsSafe, ReducedFormatJustAboveFactorOrOverflowHoldsOnlyIfF32) {
   EXPECT_EQ(flash_is_safe({{"f32", 1e-7, 1e-7, 0.0}, {"f16", 1e-3, 1e-3, 1.0}}).kind, VerdictKind::holds_only_if);
 }
 
+TEST(FlashIsSafe, F32ExactlyAtThresholdIsTheSame) {
+  EXPECT_EQ(flash_is_safe({{"f32", kSameResultRel, 1e-7, 0.0}}).kind, VerdictKind::holds);
+  EXPECT_EQ(flash_is_safe({{"f32", 1e-7, 1e-7, 0.0}, {"f16", kSafeErrorFactor * 1e-3, 1e-3, 0.0}}).kind,
+            VerdictKind::holds);
+}
+
 TEST(FlashIsSafe, SentenceCarriesTheErrors) {
-  const Verdict v = flash_is_safe({{"f16", 0.00125, 0.0025, 0.0}});
+  const Verdict v = flash_is_safe({{"f32", 1e-7, 2e-7, 0.0}, {"f16", 0.00125, 0.0025, 0.0}});
   EXPECT_NE(v.sentence.find("f16: flash " + fmt(0.00125) + ", naive " + fmt(0.0025)), std::string::npos)
       << v.sentence;
+  EXPECT_NE(v.sentence.find("f32: flash " + fmt(1e-7) + ", naive " + fmt(2e-7)), std::string::npos) << v.sentence;
+}
+
+TEST(FlashIsSafe, ThrowsWithoutAnF32Case) {
+  EXPECT_THROW(flash_is_safe({}), scalelab::Error);
+  EXPECT_THROW(flash_is_safe({{"f16", 0.00125, 0.0025, 0.0}}), scalelab::Error);
+  EXPECT_THROW(flash_is_safe({{"bf16", 1e-2, 1e-2, 0.0}, {"f16", 1e-3, 1e-3, 0.0}}), scalelab::Error);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -611,6 +738,8 @@ TEST(UniformFlag, ThreeBranchesAndBothShareThresholds) {
   EXPECT_EQ(uniform_flag({{16, below(kFlagShare), 0.0}}).kind, VerdictKind::does_not_hold);
   EXPECT_EQ(uniform_flag({{16, 0.9, 0.0}, {1024, below(kFlagShare), 0.0}}).kind, VerdictKind::does_not_hold);
 }
+
+TEST(UniformFlag, ThrowsWithoutCases) { EXPECT_THROW(uniform_flag({}), scalelab::Error); }
 
 TEST(UniformFlag, SentenceCarriesTheShares) {
   const Verdict v = uniform_flag({{128, 0.875, 0.125}});
@@ -655,6 +784,15 @@ TEST(LogitGrowth, BoundedThresholdBothSides) {
   EXPECT_EQ(logit_growth(above(kGrowth), {{"qk-norm", above(kBounded)}}).kind, VerdictKind::does_not_hold);
 }
 
+TEST(LogitGrowth, GrowthExactlyAtThresholdCounts) {
+  EXPECT_EQ(logit_growth(kGrowth, {{"qk-norm", 0.1}}).kind, VerdictKind::holds);
+}
+
+TEST(LogitGrowth, ThrowsWithoutControls) {
+  EXPECT_THROW(logit_growth(5.0, {}), scalelab::Error);
+  EXPECT_THROW(logit_growth(1.0, {}), scalelab::Error);
+}
+
 TEST(LogitGrowth, SomeControlsBoundHoldsOnlyIfWithThem) {
   const Verdict v = logit_growth(5.0, {{"qk-norm", 0.2}, {"z-loss", 0.9}});
   EXPECT_EQ(v.kind, VerdictKind::holds_only_if);
@@ -677,6 +815,16 @@ TEST(MupTransfer, ThreeBranchesAndBothShiftThresholds) {
   EXPECT_TRUE(contains(mup_transfer(1, 2).sentence, "moved by 1 grid step(s) across widths under muP, 2 under SP"));
 }
 
+TEST(MupTransfer, ShiftsAreTakenInAbsoluteValue) {
+  // A shift down the grid is as much a move as one up.
+  EXPECT_EQ(mup_transfer(0, -1).kind, VerdictKind::holds);
+  EXPECT_EQ(mup_transfer(-1, 2).kind, VerdictKind::does_not_hold);
+  EXPECT_EQ(mup_transfer(-1, 0).kind, VerdictKind::does_not_hold);
+  const Verdict v = mup_transfer(-2, -3);
+  EXPECT_EQ(v.kind, VerdictKind::does_not_hold);
+  EXPECT_TRUE(contains(v.sentence, "moved by 2 grid step(s) across widths under muP, 3 under SP")) << v.sentence;
+}
+
 // ---------------------------------------------------------------------------------------------
 // loss_scaling_needed (B4)
 
@@ -696,6 +844,17 @@ TEST(LossScalingNeeded, DivergenceFlags) {
   EXPECT_EQ(v.kind, VerdictKind::holds);
   EXPECT_TRUE(contains(v.sentence, "without loss scaling diverged")) << v.sentence;
   EXPECT_EQ(loss_scaling_needed(0.2, false, 0.0, true).kind, VerdictKind::does_not_hold);
+}
+
+TEST(LossScalingNeeded, SentencePrintsSignedPercentages) {
+  const Verdict v = loss_scaling_needed(0.125, false, -0.0225, false);
+  EXPECT_EQ(v.kind, VerdictKind::holds);
+  EXPECT_TRUE(contains(v.sentence, "without loss scaling +" + fmt(12.5) + " %")) << v.sentence;
+  EXPECT_TRUE(contains(v.sentence, "with dynamic loss scaling " + fmt(-2.25) + " %")) << v.sentence;
+  EXPECT_TRUE(contains(v.sentence, "-2.25 %")) << v.sentence;
+  EXPECT_TRUE(contains(loss_scaling_needed(0.0, false, 0.0, false).sentence, "+0 %"));
+  // A loss below f32's by more than the tolerance is not "needs scaling" (negative is fine).
+  EXPECT_EQ(loss_scaling_needed(-0.2, false, 0.0, false).kind, VerdictKind::holds_only_if);
 }
 
 }  // namespace

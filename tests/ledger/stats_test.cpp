@@ -99,6 +99,12 @@ TEST(SlopeLoglog, ThrowsOnNonPositivePoint) {
   EXPECT_THROW(slope_loglog({-1.0, 2.0}, {1.0, 2.0}), scalelab::Error);
 }
 
+TEST(SlopeLoglog, ThrowsOnMismatchedSizes) {
+  EXPECT_THROW(slope_loglog({1.0, 2.0, 4.0}, {1.0, 2.0}), scalelab::Error);
+  EXPECT_THROW(slope_loglog({1.0, 2.0}, {1.0, 2.0, 4.0}), scalelab::Error);
+  EXPECT_THROW(slope_loglog({1.0, 2.0}, {}), scalelab::Error);
+}
+
 TEST(SlopeLoglog, ThrowsWithFewerThanTwoPoints) {
   EXPECT_THROW(slope_loglog({2.0}, {3.0}), scalelab::Error);
   EXPECT_THROW(slope_loglog({}, {}), scalelab::Error);
@@ -185,12 +191,26 @@ TEST(TailMean, MeanOverTheLastFraction) {
 }
 
 TEST(TailMean, AtLeastOnePoint) {
-  EXPECT_DOUBLE_EQ(tail_mean(one_to(10), 0.0), 10.0);
   EXPECT_DOUBLE_EQ(tail_mean(one_to(3), 0.01), 3.0);
+  EXPECT_DOUBLE_EQ(tail_mean(one_to(10), 1e-9), 10.0);
   EXPECT_DOUBLE_EQ(tail_mean({{7, 2.5}}), 2.5);
+  EXPECT_DOUBLE_EQ(tail_mean({{7, 2.5}}, 1.0), 2.5);
 }
 
-TEST(TailMean, EmptyIsNaN) { EXPECT_TRUE(std::isnan(tail_mean({}))); }
+TEST(TailMean, ThrowsUnlessFractionIsInZeroOne) {
+  EXPECT_THROW(tail_mean(one_to(10), 0.0), scalelab::Error);
+  EXPECT_THROW(tail_mean(one_to(10), -0.2), scalelab::Error);
+  EXPECT_THROW(tail_mean(one_to(10), 1.0 + 1e-9), scalelab::Error);
+  EXPECT_THROW(tail_mean(one_to(10), 2.0), scalelab::Error);
+  EXPECT_THROW(tail_mean(one_to(10), kNaN), scalelab::Error);
+  EXPECT_THROW(tail_mean({}, 0.0), scalelab::Error);  // the fraction is checked before emptiness
+  EXPECT_NO_THROW(tail_mean(one_to(10), 1.0));
+}
+
+TEST(TailMean, EmptyIsNaN) {
+  EXPECT_TRUE(std::isnan(tail_mean({})));
+  EXPECT_TRUE(std::isnan(tail_mean({}, 1.0)));
+}
 
 }  // namespace
 }  // namespace scalelab::ledger

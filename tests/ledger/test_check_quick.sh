@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# The whole quick ledger: `scalelab check --quick` (all 29 claims, with the report; about 1-2
+# minutes on two cores). Every claim E1-E12, A1-A13, B1-B4 gets a verdict from the four allowed
+# ones, only A12 may be "not testable here", and every claim record validates against the schema of
+# docs/ledger.md (tests/ledger/ledger_schema.py).
+set -euo pipefail
+bin="${SCALELAB_BIN:?SCALELAB_BIN is not set}"
+src="${SCALELAB_SOURCE:?SCALELAB_SOURCE is not set}"
+root="${SCALELAB_TMP:-/tmp}"
+mkdir -p "$root"
+tmp=$(mktemp -d "$root/check-quick.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+schema="$src/tests/ledger/ledger_schema.py"
+export OMP_WAIT_POLICY="${OMP_WAIT_POLICY:-passive}"
+
+failures=0
+fail() { echo "FAIL $*"; failures=$((failures + 1)); }
+ok() { echo "ok   $*"; }
+
+ids=""
+for i in $(seq 1 12); do ids="$ids,E$i"; done
+for i in $(seq 1 13); do ids="$ids,A$i"; done
+for i in $(seq 1 4); do ids="$ids,B$i"; done
+ids="${ids#,}"
+
+out="$tmp/ledger"
+start=$(date +%s)
+if ! "$bin" check --quick --out "$out" >"$tmp/check.out" 2>"$tmp/check.err"; then
+  echo "FAIL check --quick exited non-zero"
+  tail -30 "$tmp/check.err"
+  exit 1
+fi
+ok "check --quick finished in $(($(date +%s) - start)) s: $(head -1 "$tmp/check.out")"
+
+if errs=$(python3 "$schema" validate "$out" --mode quick --ids "$ids" --exact-ids); then
+  ok "ledger.json lists the 29 claims, every claims/<ID>.json validates, summary.md has a row per ID"
+else
+  fail "schema"; printf '%s\n' "$errs" | sed 's/^/    /' | head -60
+fi
+
+verdicts=$(python3 "$schema" verdicts "$out")
+for id in ${ids//,/ }; do
+  v=$(awk -F'\t' -v id="$id" '$1 == id { print $2 }' <<<"$verdicts")
+  case "$v" in
+    "holds" | "holds only if" | "does not hold") ok "$id: $v" ;;
+    "not testable here")
+      if [ "$id" = A12 ]; then ok "$id: $v"; else fail "$id: not testable here (only A12 may be)"; fi ;;
+    "") fail "$id: no verdict" ;;
+    *) fail "$id: verdict '$v' is not one of the four" ;;
+  esac
+done
+
+for f in report.html report.md; do
+  [ -s "$out/$f" ] && ok "the report wrote $f" || fail "no $f (the report was requested)"
+done
+
+if [ "$failures" -gt 0 ]; then
+  echo "$failures failure(s)"
+  exit 1
+fi
+echo "all passed"
