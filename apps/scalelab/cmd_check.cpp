@@ -28,12 +28,12 @@ void add_check(CLI::App& app) {
   cmd->add_flag("--list", *list, "print every claim (statement, experiment, criterion) as Markdown and exit");
   cmd->add_flag("--quiet,-q", [o](int64_t) { o->progress = nullptr; }, "no progress lines");
   o->progress = &std::cerr;
-  cmd->callback([o, only, no_report, gnuplot, list] {
+  cmd->callback([o, only, no_report, gnuplot, list, cmd] {
     if (*list) {
       std::cout << ledger::claims_markdown();
       return;
     }
-    if (!only->empty()) o->only = ledger::parse_claim_ids(*only);
+    if (cmd->count("--only") > 0) o->only = ledger::parse_claim_ids(*only);  // "" is an error, not "all"
     const ledger::CheckResult r = ledger::run_check(*o);
     std::cout << "scalelab check: " << r.ledger["claims"].size() << " claim(s), " << r.runs << " run(s) ("
               << r.cached_runs << " from the cache) in " << static_cast<int64_t>(r.seconds + 0.5) << " s\n";

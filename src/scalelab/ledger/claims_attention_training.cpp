@@ -52,15 +52,7 @@ double probe_median(ClaimRun& r, const std::string& arm, const std::string& prob
   return r.measure(what, arm, nullptr, "", v).median;
 }
 
-void plot_curves(ClaimRun& r, const std::string& id, const std::string& title, const std::vector<std::string>& arms) {
-  Json p = line_plot(id, title, "training step", "training loss (nats/token, label-smoothed)");
-  for (const std::string& a : arms) p["series"].push_back(curve_series(a, r.arm(a)));
-  r.plot(p);
-}
 
-Spread record_final(ClaimRun& r, const std::string& arm) {
-  return r.measure("final valid loss", arm, nullptr, "nats", per_seed(r.arm(arm), final_valid_nll));
-}
 
 // ---- A3 and A12 share their runs --------------------------------------------------------------
 
@@ -118,7 +110,7 @@ Claim a3() {
     const std::string mup = "muP set-up: inv_dk + zero query, d_k " + std::to_string(base);
     const double mup_loss = record_final(r, mup).median;
     r.fact("loss_ratio_mup", mup_loss / median_final(r.arm(train_arm("inv_sqrt_dk", base))));
-    plot_curves(r, "A3-loss", "Training loss at d_k = " + std::to_string(base),
+    plot_loss_curves(r, "A3-loss", "Training loss at d_k = " + std::to_string(base),
                 {train_arm("inv_sqrt_dk", base), train_arm("inv_dk", base), mup});
     r.key_number("final loss 1/d_k over 1/sqrt(d_k), d_k " + std::to_string(base), r.arm(mup).results.empty() ? NAN :
                  median_final(r.arm(train_arm("inv_dk", base))) / median_final(r.arm(train_arm("inv_sqrt_dk", base))));
@@ -219,7 +211,7 @@ Claim a4() {
     j["series"] = {series("no scale", jac_none), series("1/sqrt(d_k)", jac_sqrt)};
     r.plot(j);
     const int64_t big = trained_dks(r.mode()).back();
-    plot_curves(r, "A4-loss", "Training loss at d_k = " + std::to_string(big),
+    plot_loss_curves(r, "A4-loss", "Training loss at d_k = " + std::to_string(big),
                 {train_arm("inv_sqrt_dk", big), train_arm("none", big)});
     r.key_number("saturated rows at init, no scale, d_k " + std::to_string(big), cases.back().saturated_share);
     return criteria::no_scale_saturates(cases);
@@ -307,7 +299,7 @@ Claim a7() {
     for (size_t k = 0; k < right.seeds.size(); ++k)
       rough.push_back(roughness(loss_curve(bad.results[k])) / roughness(loss_curve(right.results[k])));
     const double rr = r.measure("roughness, wrong over right", "paired", nullptr, "", rough).median;
-    plot_curves(r, "A7-loss", "Training loss, one head of d_k = " + std::to_string(dk(r.mode())), {right.name, bad.name});
+    plot_loss_curves(r, "A7-loss", "Training loss, one head of d_k = " + std::to_string(dk(r.mode())), {right.name, bad.name});
     r.fact("loss_ratio", loss / base);
     r.fact("roughness_ratio", rr);
     r.key_number("final loss, wrong over right scale", loss / base);
@@ -350,7 +342,7 @@ Claim a8() {
       cases.push_back({dk, r.measure("|final loss ratio − 1|", "d_k " + std::to_string(dk), dk, "", diff).median});
       r.fact("rel_diff_dk" + std::to_string(dk), cases.back().rel_diff);
     }
-    plot_curves(r, "A8-loss", "Training loss at d_k = 2", {train_arm("inv_sqrt_dk", 2), train_arm("none", 2)});
+    plot_loss_curves(r, "A8-loss", "Training loss at d_k = 2", {train_arm("inv_sqrt_dk", 2), train_arm("none", 2)});
     r.key_number("final loss difference at d_k 4", cases.back().rel_diff);
     return criteria::tiny_dk(cases);
   };
@@ -399,7 +391,7 @@ Claim a11() {
       r.fact("init_diff_" + name, eq.back().init_rel_diff);
       r.fact("train_diff_" + name, eq.back().train_rel_diff);
     }
-    plot_curves(r, "A11-loss", "Training loss, run-time scale vs folded into W_q",
+    plot_loss_curves(r, "A11-loss", "Training loss, run-time scale vs folded into W_q",
                 {"run-time scale, adam", "folded into W_q, adam", "run-time scale, sgd", "folded into W_q, sgd"});
     r.key_number("final loss gap under Adam", eq[0].train_rel_diff);
     return criteria::reparametrisation(eq, "Folding 1/sqrt(d_k) into W_q's init");

@@ -8,16 +8,7 @@
 namespace scalelab::ledger {
 namespace {
 
-void plot_curves(ClaimRun& r, const std::string& id, const std::string& title, const std::vector<std::string>& arms,
-                 bool log_y = false) {
-  Json p = line_plot(id, title, "training step", "training loss (nats/token, label-smoothed)", false, log_y);
-  for (const std::string& a : arms) p["series"].push_back(curve_series(a, r.arm(a)));
-  r.plot(p);
-}
 
-Spread record_final(ClaimRun& r, const std::string& arm) {
-  return r.measure("final valid loss", arm, nullptr, "nats", per_seed(r.arm(arm), final_valid_nll));
-}
 
 // ---- B1 ---------------------------------------------------------------------------------------
 
@@ -55,7 +46,7 @@ Claim b1() {
       r.fact(std::string("no_warmup_ratio_") + norm, ratio[i]);
       ++i;
     }
-    plot_curves(r, "B1-loss", "Training loss with and without warm-up",
+    plot_loss_curves(r, "B1-loss", "Training loss with and without warm-up",
                 {"post-LN, warm-up", "post-LN, no warm-up", "pre-LN, warm-up", "pre-LN, no warm-up"});
     const Arm& post = r.arm("post-LN, warm-up");
     const Arm& pre = r.arm("pre-LN, warm-up");
@@ -266,7 +257,7 @@ Claim b4() {
     r.plot(bars);
     r.measure("skipped steps", "f16, dynamic loss scaling", nullptr, "steps",
               per_seed(r.arm("f16, dynamic loss scaling"), [](const Json& res) { return res.value("skipped_steps", 0.0); }));
-    plot_curves(r, "B4-loss", "Training loss: f32 and emulated f16", {"f32", "f16, dynamic loss scaling", "f16, no loss scaling"});
+    plot_loss_curves(r, "B4-loss", "Training loss: f32 and emulated f16", {"f32", "f16, dynamic loss scaling", "f16, no loss scaling"});
     r.fact("most_overflowing_op", most_op.empty() ? "none" : most_op);
     r.fact("no_scale_rel", none / f32 - 1);
     r.fact("scaled_rel", scaled / f32 - 1);

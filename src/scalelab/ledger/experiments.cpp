@@ -143,6 +143,17 @@ double median_final(const Arm& arm) {
   return median_of(v);
 }
 
+void plot_loss_curves(ClaimRun& run, const std::string& id, const std::string& title,
+                      const std::vector<std::string>& arms) {
+  Json p = line_plot(id, title, "training step", "training loss (nats/token, label-smoothed)");
+  for (const std::string& a : arms) p["series"].push_back(curve_series(a, run.arm(a)));
+  run.plot(p);
+}
+
+Spread record_final(ClaimRun& run, const std::string& arm) {
+  return run.measure("final valid loss", arm, nullptr, "nats", per_seed(run.arm(arm), final_valid_nll));
+}
+
 double probe_value(const Json& r, const std::string& probe, const std::string& stack, int64_t layer,
                    const std::string& site, const std::string& field) {
   for (const Json& rec : r["records"]) {

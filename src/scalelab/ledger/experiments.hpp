@@ -43,6 +43,12 @@ Json curve_series(const std::string& label, const Arm& arm,
 bool any_diverged(const Arm& arm);
 double median_final(const Arm& arm);  // median final valid nll (diverged seeds count as +inf)
 
+// A loss-curve plot of the named arms (median over seeds with a min..max band).
+void plot_loss_curves(ClaimRun& run, const std::string& id, const std::string& title,
+                      const std::vector<std::string>& arms);
+// Records the arm's per-seed final valid losses as a measurement; returns their spread.
+Spread record_final(ClaimRun& run, const std::string& arm);
+
 // Probe results (records with head = -1, docs/probes.md).
 double probe_value(const Json& result, const std::string& probe, const std::string& stack,
                    int64_t layer, const std::string& site, const std::string& field);
