@@ -95,9 +95,20 @@ for cid in ids:
 
 # 3. Every inline SVG is well-formed XML and holds a plotted path with several points.
 svgs = re.findall(r"<svg\b.*?</svg>", source, re.S)
-plots = sum(len(json.load(open(os.path.join(ledger_dir, "claims", f"{cid}.json")))["plots"]) for cid in ids)
-if "No plots: " not in source and len(svgs) != plots:
-    problems.append(f"{len(svgs)} inline SVGs for {plots} plot specs")
+def finite(v):
+    return isinstance(v, (int, float)) and v == v and abs(v) != float("inf")
+drawable = 0  # plot specs with at least one measured value (an all-null plot is reported, not drawn)
+for cid in ids:
+    for plot in json.load(open(os.path.join(ledger_dir, "claims", f"{cid}.json")))["plots"]:
+        points = [p for s in plot.get("series", []) for p in s.get("points", [])]
+        if any(finite(p[0]) and finite(p[1]) for p in points) or \
+           any(finite(v) for row in plot.get("matrix", []) for v in row):
+            drawable += 1
+if "No plots: " not in source and len(svgs) != drawable:
+    problems.append(f"{len(svgs)} inline SVGs for {drawable} plot specs with data")
+for reason in re.findall(r"was not drawn: ([^<]*)", source):
+    if "No plots: " not in source and not reason.startswith("no value to plot"):
+        problems.append(f"a plot was not drawn: {html.unescape(reason)}")
 pair = re.compile(r"-?\d+(?:\.\d+)?[ ,]-?\d+(?:\.\d+)?")
 for i, svg in enumerate(svgs):
     try:
