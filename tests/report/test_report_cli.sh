@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# scalelab report on the command line: --help names its options, a directory without ledger.json is
+# one clear error line with a non-zero exit, a missing gnuplot still gives a page with its tables.
+set -u
+bin="${SCALELAB_BIN:?}"
+source_dir="${SCALELAB_SOURCE:?}"
+tmp="${SCALELAB_TMP:-/tmp}/report-cli-$$"
+mkdir -p "$tmp"
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+fail() { echo "FAIL $*"; failures=$((failures + 1)); }
+
+"$bin" report --help | grep -q -- "--gnuplot" && echo "ok   --help lists --gnuplot" || fail "--help lacks --gnuplot"
+
+mkdir -p "$tmp/empty"
+err=$("$bin" report "$tmp/empty" 2>&1 >/dev/null)
+status=$?
+if [ "$status" -ne 0 ] && [ "$(printf '%s\n' "$err" | grep -c .)" -eq 1 ] && printf '%s' "$err" | grep -q "no ledger.json"; then
+  echo "ok   no ledger.json: $err"
+else
+  fail "no ledger.json: status $status, stderr: $err"
+fi
+[ ! -e "$tmp/empty/report.html" ] || fail "a report was written for a directory without a ledger"
+
+cp -r "$source_dir/tests/report/fixtures/ledger" "$tmp/ledger"
+out=$("$bin" report "$tmp/ledger" --gnuplot "$tmp/no-such-gnuplot" 2>&1) || fail "report without gnuplot exited non-zero: $out"
+grep -q "No plots: " "$tmp/ledger/report.html" && grep -q "<table>" "$tmp/ledger/report.html" &&
+  echo "ok   without gnuplot: the page says so and keeps its tables" || fail "without gnuplot: page lacks the notice or tables"
+printf '%s' "$out" | grep -q "gnuplot not found" && echo "ok   without gnuplot: stdout says so" || fail "stdout: $out"
+
+if [ "$failures" -ne 0 ]; then
+  echo "$failures failure(s)"
+  exit 1
+fi
+echo "all report CLI checks passed"
