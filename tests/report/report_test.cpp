@@ -265,3 +265,64 @@ TEST(ReportSvg, InliningPrefixesIdsAndReferencesAndDropsTheProlog) {
 
 }  // namespace
 }  // namespace scalelab::report
+
+namespace scalelab::report {
+namespace {
+
+PlotSpec lines_spec() {
+  PlotSpec p;
+  p.id = "t-lines";
+  p.kind = "lines";
+  p.x_label = "d_k \"quoted\"";
+  p.y_label = "share";
+  p.log_x = true;
+  p.series = {{"no scale", {{16, 0.2, 0.1, 0.3}, {32, 0.3, 0.2, 0.4}, {64, 0.5, 0.4, 0.6}}}};
+  return p;
+}
+
+TEST(ReportGnuplot, ScriptsLabelLogAxesEscapeStringsAndDrawBands) {
+  const std::string s = gnuplot_script(lines_spec(), "/data", "/out/plot.svg");
+  EXPECT_NE(s.find("set terminal svg"), std::string::npos);
+  EXPECT_NE(s.find("noenhanced"), std::string::npos);  // "d_k" stays d_k, not d subscript k
+  EXPECT_NE(s.find("set xlabel \"d_k \\\"quoted\\\"\""), std::string::npos) << s;
+  EXPECT_NE(s.find("set logscale x"), std::string::npos);
+  EXPECT_NE(s.find("set xtics (\"16\" 16, \"32\" 32, \"64\" 64)"), std::string::npos) << s;
+  EXPECT_NE(s.find("with filledcurves"), std::string::npos);  // the band
+  EXPECT_NE(s.find("title \"no scale\""), std::string::npos);
+
+  PlotSpec bars;
+  bars.id = "t-bars";
+  bars.kind = "bars";
+  bars.cols = {"normal × 1", "normal × sqrt_d", "normal × d", "normal_inv_d × 1", "normal_inv_d × sqrt_d",
+               "xavier_uniform × d"};
+  bars.series = {{"median", {{0, 0.5}, {5, 0.1}}}};
+  const std::string b = gnuplot_script(bars, "/data", "/out/bars.svg");
+  EXPECT_NE(b.find("set style histogram clustered"), std::string::npos);
+  EXPECT_NE(b.find("rotate by 35 right"), std::string::npos);  // long labels slant
+  EXPECT_NE(b.find("\"normal_inv_d × 1\" 3"), std::string::npos) << b;
+
+  PlotSpec heat;
+  heat.id = "t-heat";
+  heat.kind = "heatmap";
+  heat.rows = {"a", "b"};
+  heat.cols = {"x", "y"};
+  heat.matrix = {{1, 2}, {3, 4}};
+  const std::string h = gnuplot_script(heat, "/data", "/out/heat.svg");
+  EXPECT_NE(h.find("with image pixels"), std::string::npos);  // rectangles, not an embedded PNG
+  EXPECT_NE(h.find("with labels"), std::string::npos);
+}
+
+TEST(ReportGnuplot, APlotWithoutAnyValueIsReportedNotDrawn) {
+  PlotSpec p = lines_spec();
+  for (auto& pt : p.series[0].points) pt = {pt[0], std::nan("")};
+  const PlotResult r = draw_plot(p, "gnuplot");
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.problem.find("no value to plot"), std::string::npos) << r.problem;
+  const PlotResult missing = draw_plot(lines_spec(), "/nonexistent/gnuplot");
+  EXPECT_FALSE(missing.ok);
+  EXPECT_NE(missing.problem.find("cannot run gnuplot program \"/nonexistent/gnuplot\""), std::string::npos)
+      << missing.problem;
+}
+
+}  // namespace
+}  // namespace scalelab::report

@@ -1,12 +1,5 @@
 #include "scalelab/report/gnuplot.hpp"
 
-#include <fcntl.h>
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -14,9 +7,9 @@
 #include <fstream>
 #include <set>
 #include <sstream>
-#include <thread>
 
 #include "scalelab/core/error.hpp"
+#include "scalelab/report/child_process.hpp"
 
 namespace scalelab::report {
 namespace {
@@ -222,80 +215,18 @@ bool any_finite_point(const PlotSpec& spec) {
   return false;
 }
 
-// Runs argv with stdout and stderr into log; returns "" on exit status 0, else the problem.
-std::string run(const std::vector<std::string>& argv, const fs::path& log) {
-  int err_pipe[2];
-  SL_CHECK(pipe2(err_pipe, O_CLOEXEC) == 0, "pipe2 failed: ", std::strerror(errno));
-  const pid_t pid = fork();
-  if (pid < 0) {
-    close(err_pipe[0]);
-    close(err_pipe[1]);
-    return std::string("fork failed: ") + std::strerror(errno);
-  }
-  if (pid == 0) {
-    const int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (fd >= 0) {
-      dup2(fd, 1);
-      dup2(fd, 2);
-    }
-    const int devnull = open("/dev/null", O_RDONLY);
-    if (devnull >= 0) dup2(devnull, 0);
-    std::vector<char*> args;
-    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    execvp(args[0], args.data());
-    const int e = errno;  // exec failed: tell the parent why through the close-on-exec pipe
-    (void)!write(err_pipe[1], &e, sizeof e);
-    _exit(127);
-  }
-  close(err_pipe[1]);
-  int exec_errno = 0;
-  const bool exec_failed = read(err_pipe[0], &exec_errno, sizeof exec_errno) == sizeof exec_errno;
-  close(err_pipe[0]);
-
-  int status = 0;
-  const auto start = std::chrono::steady_clock::now();
-  for (;;) {
-    const pid_t done = waitpid(pid, &status, WNOHANG);
-    if (done == pid) break;
-    if (done < 0 && errno != EINTR) return std::string("waitpid failed: ") + std::strerror(errno);
-    if (std::chrono::steady_clock::now() - start > std::chrono::duration<double>(kTimeoutSeconds)) {
-      kill(pid, SIGKILL);
-      waitpid(pid, &status, 0);
-      return argv[0] + " did not finish within " + std::to_string(static_cast<int>(kTimeoutSeconds)) +
-             " s (killed)";
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  if (exec_failed)
-    return "cannot run gnuplot program \"" + argv[0] + "\": " + std::strerror(exec_errno);
-  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return "";
+// Runs gnuplot on its arguments; "" when it succeeded, else what went wrong, for the page.
+std::string run_gnuplot(const std::vector<std::string>& argv, const fs::path& log) {
+  const ProcessOutcome r = run_process(argv, log, kTimeoutSeconds);
+  if (r.ok()) return "";
+  if (!r.started) return "cannot run gnuplot program \"" + argv[0] + "\": " + r.start_error;
+  if (r.timed_out)
+    return argv[0] + " did not finish within " + std::to_string(static_cast<int>(kTimeoutSeconds)) + " s (killed)";
   const std::string message = error_lines(read_text(log));
-  const std::string how = WIFEXITED(status) ? "exited with status " + std::to_string(WEXITSTATUS(status))
-                                            : "was killed by signal " + std::to_string(WTERMSIG(status));
+  const std::string how = r.exited ? "exited with status " + std::to_string(r.exit_status)
+                                   : "was killed by signal " + std::to_string(r.signal);
   return argv[0] + " " + how + (message.empty() ? "" : ": " + message);
 }
-
-// A fresh private directory under the system's temp dir, removed when this goes out of scope.
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "scalelab-plot-XXXXXX").string();
-    SL_CHECK(mkdtemp(pattern.data()) != nullptr, "cannot create a temporary directory ", pattern, ": ",
-             std::strerror(errno));
-    path_ = pattern;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
 
 std::string script_for(const PlotSpec& spec, const fs::path& dir, const std::string& output,
                        bool write_files) {
@@ -350,8 +281,12 @@ std::string gnuplot_script(const PlotSpec& spec, const std::string& data_dir,
 }
 
 bool gnuplot_works(const std::string& program) {
-  TempDir dir;
-  return run({program, "--version"}, dir.path() / "version.log").empty();
+  try {
+    TempDir dir("scalelab-gnuplot-");
+    return run_gnuplot({program, "--version"}, dir.path() / "version.log").empty();
+  } catch (const Error&) {  // no process could be made: as good as no gnuplot
+    return false;
+  }
 }
 
 PlotResult draw_plot(const PlotSpec& spec, const std::string& program) {
@@ -369,10 +304,10 @@ PlotResult draw_plot(const PlotSpec& spec, const std::string& program) {
       result.problem = "no value to plot (every value is null: not measured or never reached)";
       return result;
     }
-    TempDir dir;
+    TempDir dir("scalelab-plot-");
     const fs::path output = dir.path() / "plot.svg";
     write_text(dir.path() / "plot.gp", script_for(spec, dir.path(), output.string(), true));
-    const std::string problem = run({program, (dir.path() / "plot.gp").string()}, dir.path() / "gnuplot.log");
+    const std::string problem = run_gnuplot({program, (dir.path() / "plot.gp").string()}, dir.path() / "gnuplot.log");
     if (!problem.empty()) {
       result.problem = problem;
       return result;

@@ -16,7 +16,7 @@ struct PlotResult {
   std::string problem;  // why not, when !ok
 };
 
-// The gnuplot script for a spec whose data files are in data_dir (exposed for tests).
+// The gnuplot script for a spec whose data files are in data_dir (exposed for tests; writes nothing).
 std::string gnuplot_script(const PlotSpec& spec, const std::string& data_dir,
                            const std::string& output_svg);
 

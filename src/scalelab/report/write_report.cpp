@@ -49,15 +49,16 @@ ClaimFigures draw_figures(const std::vector<const ClaimRecord*>& claims, const f
   for (const ClaimRecord* c : claims) {
     std::vector<Figure>& out = figures[c->id];
     for (const PlotSpec& spec : c->plots) {
-      Figure f;
-      f.id = spec.id;
-      f.title = spec.title;
-      // Plot ids should be unique; if two claims share one, the second file gets the claim's id.
+      // Plot ids should be unique; if two claims share one, the second gets the claim's id too
+      // (it names both the SVG file and the figure's anchor).
       std::string name = spec.id;
       if (!used_names.insert(name).second) {
         name = c->id + "-" + spec.id;
         used_names.insert(name);
       }
+      Figure f;
+      f.id = name;
+      f.title = spec.title;
       f.md_path = "plots/" + name + ".svg";
       if (!gnuplot_found) {
         f.problem = "gnuplot (\"" + options.gnuplot + "\") is not available";
