@@ -19,7 +19,7 @@ const std::vector<CatalogueEntry>& claim_catalogue() {
              "convergence"},
       {"E8", "initialising the embedding with std 1/sqrt(d_model) and not scaling replaces the explicit scale"},
       {"E9", "an embedding LayerNorm (BERT style) absorbs the scale, so none is needed"},
-      {"E10", "in a 6-layer Transformer, removing ×sqrt(d_model) makes the loss oscillate and shrinks the "
+      {"E10", "in a deep encoder-decoder, removing ×sqrt(d_model) makes the loss oscillate and shrinks the "
               "gradient norm"},
       {"E11", "with RoPE and RMS pre-norm (LLaMA style) the embedding scale does not matter and the "
               "initialisation sets the scale instead"},

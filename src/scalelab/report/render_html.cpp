@@ -40,6 +40,10 @@ details { margin: 0.3rem 0 0.6rem; }
 summary { cursor: pointer; color: #0b57a4; }
 @media (max-width: 40rem) {
   body { font-size: 15px; }
+  main { padding: 1rem 0.9rem 3rem; }
+  h1 { font-size: 1.5rem; }
+  h2 { font-size: 1.25rem; }
+  ul { padding-left: 1.2rem; }
   /* Narrow screens: keep columns readable and let the table scroll sideways instead. */
   td { min-width: 6.5rem; }
   td:first-child, td.num { min-width: 0; }
