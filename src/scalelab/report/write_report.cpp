@@ -1,11 +1,9 @@
 #include "scalelab/report/write_report.hpp"
 
-#include <unistd.h>
-
 #include <filesystem>
-#include <fstream>
 #include <set>
 
+#include "scalelab/core/atomic_file.hpp"
 #include "scalelab/core/error.hpp"
 #include "scalelab/report/claim_catalogue.hpp"
 #include "scalelab/report/claim_sections.hpp"
@@ -21,24 +19,6 @@ namespace scalelab::report {
 namespace {
 
 namespace fs = std::filesystem;
-
-// Temp file + rename: a reader never sees a half-written report.
-void write_atomically(const fs::path& path, const std::string& text) {
-  const fs::path tmp = path.string() + ".tmp" + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    SL_CHECK(out, "cannot open ", tmp.string(), " for writing");
-    out << text;
-    out.flush();
-    SL_CHECK(out, "write to ", tmp.string(), " failed (disk full?)");
-  }
-  std::error_code ec;
-  fs::rename(tmp, path, ec);
-  if (ec) {
-    fs::remove(tmp, ec);
-    throw_error("cannot rename ", tmp.string(), " to ", path.string(), ": ", ec.message());
-  }
-}
 
 // Draws every plot of every claim; writes each SVG beside report.md.
 ClaimFigures draw_figures(const std::vector<const ClaimRecord*>& claims, const fs::path& plots_dir,
@@ -68,7 +48,7 @@ ClaimFigures draw_figures(const std::vector<const ClaimRecord*>& claims, const f
           try {
             f.svg = inline_svg(drawn.svg, "p" + std::to_string(counter++) + "-", spec.title.empty() ? spec.id : spec.title);
             fs::create_directories(plots_dir);
-            write_atomically(plots_dir / (name + ".svg"), drawn.svg);
+            write_file_atomically((plots_dir / (name + ".svg")).string(), drawn.svg);
           } catch (const Error& e) {
             f.svg.clear();
             f.problem = e.what();
@@ -148,8 +128,9 @@ ReportResult write_report(const std::string& dir, const ReportOptions& options) 
 
   result.html_path = (root / "report.html").string();
   result.markdown_path = (root / "report.md").string();
-  write_atomically(result.html_path, render_html(doc));
-  write_atomically(result.markdown_path, render_markdown(doc));
+  // Atomic (temp file + rename): a reader never sees a half-written report.
+  write_file_atomically(result.html_path, render_html(doc));
+  write_file_atomically(result.markdown_path, render_markdown(doc));
   return result;
 }
 
