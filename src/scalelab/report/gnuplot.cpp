@@ -94,6 +94,21 @@ std::string log_tics(const char* axis, const PlotSpec& spec, size_t column) {
   return out + ")\n";
 }
 
+// gnuplot widens a log axis to whole decades (16..64 becomes 10..100); keep it to the data, with a
+// little room so the end markers and their labels are not cut.
+std::string log_range(const char* axis, const PlotSpec& spec) {
+  double lo = INFINITY, hi = -INFINITY;
+  for (const Series& ser : spec.series)
+    for (const auto& p : ser.points)
+      if (std::isfinite(p[0]) && p[0] > 0) {
+        lo = std::min(lo, p[0]);
+        hi = std::max(hi, p[0]);
+      }
+  if (!(lo < hi)) return "";
+  const double pad = std::pow(hi / lo, 0.04);
+  return std::string("set ") + axis + "range [" + datum(lo / pad) + ":" + datum(hi * pad) + "]\n";
+}
+
 // Category labels that would collide side by side are drawn slanted.
 bool long_labels(const std::vector<std::string>& labels) {
   size_t total = 0;
@@ -127,8 +142,10 @@ std::string lines_plot(const PlotSpec& spec, const fs::path& dir, bool write_fil
     if (has_band(s))
       cmd += (cmd.empty() ? "" : ", ") + f + " using 1:3:4 with filledcurves fc rgb " + quoted(colour) +
              " fs transparent solid 0.18 noborder notitle";
-    cmd += (cmd.empty() ? "" : ", ") + f + " using 1:2 with linespoints lw 2 pt 7 ps 0.55 lc rgb " +
-           quoted(colour) + " title " + quoted(s.label);
+    // Markers help read a few points; on a dense curve they only smear it.
+    const std::string style = s.points.size() > 40 ? " with lines lw 2" : " with linespoints lw 2 pt 7 ps 0.55";
+    cmd += (cmd.empty() ? "" : ", ") + f + " using 1:2" + style + " lc rgb " + quoted(colour) + " title " +
+           quoted(s.label);
   }
   return cmd;
 }
@@ -137,12 +154,14 @@ std::string bars_plot(const PlotSpec& spec, const fs::path& dir, bool write_file
   // One row per category; per series the columns y, lo, hi (lo = hi = y without a band).
   const size_t n = spec.cols.size();
   std::vector<std::vector<double>> table(n, std::vector<double>(3 * spec.series.size(), NAN));
+  // On a log axis a bar of height 0 has no top; leave it out rather than draw a stub.
+  auto shown = [&](double v) { return spec.log_y && !(v > 0) ? NAN : v; };
   for (size_t s = 0; s < spec.series.size(); ++s)
     for (const auto& p : spec.series[s].points) {
       const auto row = static_cast<size_t>(p[0]);
-      table[row][3 * s] = p[1];
-      table[row][3 * s + 1] = p.size() == 4 ? p[2] : p[1];
-      table[row][3 * s + 2] = p.size() == 4 ? p[3] : p[1];
+      table[row][3 * s] = shown(p[1]);
+      table[row][3 * s + 1] = shown(p.size() == 4 ? p[2] : p[1]);
+      table[row][3 * s + 2] = shown(p.size() == 4 ? p[3] : p[1]);
     }
   const fs::path file = dir / "bars.dat";
   if (write_files) {
@@ -243,7 +262,7 @@ std::string script_for(const PlotSpec& spec, const fs::path& dir, const std::str
     << "set ylabel " << quoted(spec.y_label) << "\n";
   if (spec.kind == "lines") {
     // On a log axis gnuplot widens the range to whole decades; keep it to the data instead.
-    if (spec.log_x) s << "set logscale x\nset autoscale xfix\n" << log_tics("x", spec, 0);
+    if (spec.log_x) s << "set logscale x\n" << log_range("x", spec) << log_tics("x", spec, 0);
     if (spec.log_y) s << "set logscale y\n" << log_tics("y", spec, 1);
     s << "plot " << lines_plot(spec, dir, write_files) << "\n";
   } else if (spec.kind == "bars") {
