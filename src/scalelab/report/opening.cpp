@@ -1,5 +1,6 @@
 #include "scalelab/report/opening.hpp"
 
+#include <algorithm>
 #include <set>
 #include <string>
 
@@ -13,7 +14,7 @@ struct Question {
   const char* question;
   const char* lead;  // what the sources say, before the measurements (no measured numbers)
   std::vector<const char*> claims;
-  bool quote_sentence;  // add the single claim's own measured sentence
+  std::vector<const char*> quoted;  // claims whose own measured sentence is added to their item
 };
 
 // The two questions of the source documents.
@@ -23,26 +24,26 @@ const std::vector<Question>& main_questions() {
        "The 2017 paper states the factor without a reason (§3.4). In tensor2tensor and fairseq it "
        "comes paired with an embedding table initialised as N(0, 1/d_model), so the product has "
        "entries of unit scale; PyTorch's nn.Embedding starts from N(0, 1) instead.",
-       {"E3", "E4", "E8", "E10"}, false},
+       {"E3", "E4", "E8", "E10"}, {}},
       {"q-attention", "Why are attention logits divided by sqrt(d_k), not d_k or nothing?",
        "The paper gives a suspicion, not an experiment (§3.2.1 and its footnote 4): the dot product of "
        "two vectors with unit-variance components has variance d_k, which may push softmax into regions "
        "with small gradients.",
-       {"A1", "A2", "A4", "A6", "A3"}, false},
+       {"A1", "A2", "A4", "A6", "A3"}, {}},
   };
   return q;
 }
 
 const std::vector<Question>& follow_ups() {
   static const std::vector<Question> q = {
-      {"q-d-or-1-over-d", "Why not multiply by d_model, or divide by it?", "", {"E12", "E5"}, false},
-      {"q-learnable", "Would a learnable scale do better?", "", {"E7"}, true},
-      {"q-rope", "What changes with RoPE and LLaMA-style models?", "", {"E11"}, true},
-      {"q-tiny-dk", "Does the scale matter for a tiny d_k?", "", {"A8"}, true},
-      {"q-t5", "Is T5's folded initialisation the same thing?", "", {"A11"}, true},
-      {"q-fp16", "FP16 overflow: which op really overflows first?", "", {"E6", "A9", "B4"}, false},
-      {"q-bert", "Does BERT's embedding LayerNorm make the scale unnecessary?", "", {"E9"}, true},
-      {"q-mup", "What about muP's 1/d_k?", "", {"B3", "A3"}, false},
+      {"q-d-or-1-over-d", "Why not multiply by d_model, or divide by it?", "", {"E12", "E5"}, {}},
+      {"q-learnable", "Would a learnable scale do better?", "", {"E7"}, {"E7"}},
+      {"q-rope", "What changes with RoPE and LLaMA-style models?", "", {"E11"}, {"E11"}},
+      {"q-tiny-dk", "Does the scale matter for a tiny d_k?", "", {"A8"}, {"A8"}},
+      {"q-t5", "Is T5's folded initialisation the same thing?", "", {"A11"}, {"A11"}},
+      {"q-fp16", "FP16 overflow: which op really overflows first?", "", {"E6", "A9", "B4"}, {"E6"}},
+      {"q-bert", "Does BERT's embedding LayerNorm make the scale unnecessary?", "", {"E9"}, {"E9"}},
+      {"q-mup", "What about muP's 1/d_k?", "", {"B3", "A3"}, {"B3"}},
   };
   return q;
 }
@@ -53,14 +54,16 @@ const ClaimRecord* find(const Ledger& ledger, const std::string& id) {
 }
 
 // One item per claim: "E4 · The claim that ... holds only if ... (key number)." The claim's own
-// measured sentence follows where the question rests on that one claim.
+// measured sentence follows where it answers the question directly (which op overflows first).
 List answer(const Ledger& ledger, const Question& q) {
   List list;
   for (const char* id : q.claims) {
     const ClaimRecord* claim = find(ledger, id);
     Inline item{claim ? link(id, claim_anchor(id)) : txt(id), txt(" · ")};
     for (Span& s : verdict_sentence(id, claim)) item.push_back(std::move(s));
-    if (q.quote_sentence && claim && !claim->sentence.empty()) item.push_back(txt(" " + claim->sentence));
+    const bool quote = std::find_if(q.quoted.begin(), q.quoted.end(),
+                                    [&](const char* q_id) { return std::string(q_id) == id; }) != q.quoted.end();
+    if (quote && claim && !claim->sentence.empty()) item.push_back(txt(" " + claim->sentence));
     list.items.push_back(std::move(item));
   }
   return list;
