@@ -41,6 +41,7 @@ struct Table {
   std::vector<std::string> header;
   std::vector<bool> numeric;  // per column: right-aligned
   std::vector<std::vector<Inline>> rows;
+  bool wrap_words = false;  // break long words (file names, flags) rather than widen the table
 };
 
 // Collapsed preformatted text (a resolved config).

@@ -1,5 +1,6 @@
 // The HTML rendering of a Document: one self-contained file (inline styles and SVG, no scripts,
 // no external resources), readable on a phone and on a wide screen.
+#include <cctype>
 #include <sstream>
 
 #include "scalelab/report/document.hpp"
@@ -52,9 +53,23 @@ summary { cursor: pointer; color: #0b57a4; }
 .warning { background: #fff5e6; border-left: 4px solid #e39b2d; padding: 0.6rem 0.9rem; }
 )";
 
-void render_inline(std::ostringstream& out, const Inline& spans) {
+// Offers a line break after '_', '/' and '.' inside long identifiers (file names, flags), so a
+// table of them can stay narrow without breaking words at random letters.
+std::string with_break_points(const std::string& escaped) {
+  std::string out;
+  for (size_t i = 0; i < escaped.size(); ++i) {
+    out += escaped[i];
+    const char c = escaped[i];
+    const char next = i + 1 < escaped.size() ? escaped[i + 1] : ' ';
+    const bool letter_follows = std::isalpha(static_cast<unsigned char>(next));  // not "0.5", "1/2"
+    if ((c == '_' || c == '/' || c == '.') && letter_follows) out += "<wbr>";
+  }
+  return out;
+}
+
+void render_inline(std::ostringstream& out, const Inline& spans, bool break_words = false) {
   for (const Span& s : spans) {
-    const std::string t = escape_html(s.content);
+    const std::string t = break_words ? with_break_points(escape_html(s.content)) : escape_html(s.content);
     switch (s.kind) {
       case Span::text: out << t; break;
       case Span::strong: out << "<strong>" << t << "</strong>"; break;
@@ -103,7 +118,7 @@ struct BlockWriter {
       out << "<tr>";
       for (size_t c = 0; c < row.size(); ++c) {
         out << "<td" << cls(c) << ">";
-        render_inline(out, row[c]);
+        render_inline(out, row[c], t.wrap_words);
         out << "</td>";
       }
       out << "</tr>\n";

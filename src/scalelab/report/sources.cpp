@@ -4,7 +4,7 @@ namespace scalelab::report {
 namespace {
 
 Table text_table(std::vector<std::string> header, const std::vector<std::vector<const char*>>& rows) {
-  Table t{std::move(header), {}, {}};
+  Table t{std::move(header), {}, {}, true};
   t.numeric.assign(t.header.size(), false);
   for (const auto& row : rows) {
     std::vector<Inline> cells;
