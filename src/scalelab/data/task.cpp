@@ -55,12 +55,24 @@ TaskData load_synthetic(const DataConfig& c) {
 }
 
 TaskData load_cmudict_task(const DataConfig& c) {
-  const Cmudict dict = load_cmudict({.path = c.path});
-  SL_CHECK(!dict.entries.empty(), "data.path = ", c.path, ": no dictionary entries");
-  // Vocabularies from the whole dictionary (this leaks only the symbol sets), so slicing the
-  // training words never changes the ids.
-  const G2pVocabs vocabs = build_g2p_vocabs(dict.entries);
-  const G2pSplit split = split_by_word(dict.entries, {.seed = c.split_seed});
+  G2pVocabs vocabs;
+  G2pSplit split;
+  if (c.split == "g014b2b") {
+    G014b2bSplit bench = load_g014b2b({.dir = c.g014b2b_dir, .seed = c.split_seed});
+    // Vocabularies from both files (the whole benchmark; this leaks only the symbol sets).
+    std::vector<CmudictEntry> all = bench.split.train;
+    all.insert(all.end(), bench.split.valid.begin(), bench.split.valid.end());
+    all.insert(all.end(), bench.split.test.begin(), bench.split.test.end());
+    vocabs = build_g2p_vocabs(all);
+    split = std::move(bench.split);
+  } else {
+    const Cmudict dict = load_cmudict({.path = c.path});
+    SL_CHECK(!dict.entries.empty(), "data.path = ", c.path, ": no dictionary entries");
+    // Vocabularies from the whole dictionary (this leaks only the symbol sets), so slicing the
+    // training words never changes the ids.
+    vocabs = build_g2p_vocabs(dict.entries);
+    split = split_by_word(dict.entries, {.seed = c.split_seed});
+  }
   TaskData data;
   data.train_words = evenly_spaced(split.train, c.max_train_words);
   data.valid_words = evenly_spaced(split.valid, c.max_eval_words);
@@ -113,8 +125,14 @@ DataConfig parse_data_config(ConfigSection s) {
       if (c.valid_size < 1) s.fail("valid_size", "must be >= 1");
       break;
     case TaskKind::cmudict:
-      c.path = s.get_string("path", c.path);
-      if (c.path.empty()) s.fail("path", "must not be empty");
+      c.split = s.get_choice("split", c.split, {"hash", "g014b2b"});
+      if (c.split == "hash") {
+        c.path = s.get_string("path", c.path);
+        if (c.path.empty()) s.fail("path", "must not be empty");
+      } else {
+        c.g014b2b_dir = s.get_string("g014b2b_dir", c.g014b2b_dir);
+        if (c.g014b2b_dir.empty()) s.fail("g014b2b_dir", "must not be empty");
+      }
       c.split_seed = read_seed(s, "split_seed", c.split_seed);
       c.max_train_words = read_limit(s, "max_train_words");
       c.max_eval_words = read_limit(s, "max_eval_words");
@@ -138,7 +156,15 @@ DataConfig parse_data_config(ConfigSection s) {
 Json data_config_to_json(const DataConfig& c) {
   switch (c.kind()) {
     case TaskKind::cmudict:
+      if (c.split == "g014b2b")
+        return {{"task", c.task},
+                {"split", c.split},
+                {"g014b2b_dir", c.g014b2b_dir},
+                {"split_seed", c.split_seed},
+                {"max_train_words", c.max_train_words},
+                {"max_eval_words", c.max_eval_words}};
       return {{"task", c.task},
+              {"split", c.split},
               {"path", c.path},
               {"split_seed", c.split_seed},
               {"max_train_words", c.max_train_words},

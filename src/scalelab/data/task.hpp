@@ -2,8 +2,12 @@
 //
 //   data.task = copy | reverse | sort   synthetic (keys: symbols, min_len, max_len, train_size,
 //                                       valid_size, seed)
-//   data.task = cmudict                 G2P on CMUdict, split by distinct word (keys: path,
-//                                       split_seed, max_train_words, max_eval_words)
+//   data.task = cmudict                 G2P on CMUdict (keys: split, split_seed, max_train_words,
+//                                       max_eval_words; with split = hash: path; with
+//                                       split = g014b2b: g014b2b_dir)
+//       split = hash     the pocketsphinx dictionary, split 90/5/5 by distinct word (split.hpp)
+//       split = g014b2b  the standard benchmark split in data/cmudict-g014b2b (g014b2b.hpp):
+//                        its train file minus 5 % of its words (valid), its test file
 //   data.task = kjv                     character LM on the King James Bible, whole books held out
 //                                       (keys: context, stride, program, cache_dir,
 //                                       max_train_chars, max_eval_chars)
@@ -17,6 +21,7 @@
 #include "scalelab/core/config_section.hpp"
 #include "scalelab/data/batch.hpp"
 #include "scalelab/data/cmudict.hpp"
+#include "scalelab/data/g014b2b.hpp"
 #include "scalelab/data/synthetic.hpp"
 #include "scalelab/data/vocab.hpp"
 
@@ -37,8 +42,11 @@ struct DataConfig {
   uint64_t seed = 1;
 
   // cmudict.
-  std::string path = kCmudictDefaultPath;
-  uint64_t split_seed = 20170612;  // SplitOptions' default: the project's fixed split
+  std::string split = "hash";      // hash | g014b2b
+  std::string path = kCmudictDefaultPath;       // split = hash
+  std::string g014b2b_dir = default_g014b2b_dir();  // split = g014b2b
+  uint64_t split_seed = 20170612;  // SplitOptions' default: the project's fixed split (g014b2b:
+                                   // the hash that carves valid out of the train file)
   int64_t max_train_words = 0;     // 0: all; else an evenly spaced subset (quick runs, tests)
   int64_t max_eval_words = 0;      // same for valid and test
 
