@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "scalelab/core/error.hpp"
+#include "scalelab/train/decode.hpp"
 
 namespace scalelab {
 namespace {
@@ -113,7 +114,7 @@ std::vector<std::vector<int32_t>> beam_decode(Transformer<float>& model, const B
       for (int64_t k = 0; k < static_cast<int64_t>(live[b].size()); ++k) {
         log_softmax(logits.data() + ((b * K + k) * t + t - 1) * V, V, logp);
         for (int64_t v = 0; v < V; ++v) {
-          if (v == kPadId || v == kBosId || (last && v != kEosId)) continue;
+          if (!emittable_token(v) || (last && v != kEosId)) continue;
           cand.push_back({live[b][k].score + logp[v], k, static_cast<int32_t>(v)});
         }
       }

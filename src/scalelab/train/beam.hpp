@@ -1,7 +1,11 @@
 // train/beam: beam search for the encoder-decoder, with the GNMT length penalty.
 //
 // Each source keeps `beam` live hypotheses. At every step each live hypothesis is extended by every
-// token (score = sum of log-probabilities); the best 2·beam candidates are ranked, and of those a
+// emittable token (score = sum of log-probabilities); <pad>, <bos> and <unk> are never candidates
+// (decode.hpp: emittable_token). The log-probabilities stay the model's log-softmax over the WHOLE
+// vocabulary, not renormalised over the emittable tokens: an allowed token's score is exactly what
+// it was before the mask, so a search that would not have picked a masked token is unchanged, and
+// scores stay comparable with the training loss (the masked tokens' mass is simply not spent); the best 2·beam candidates are ranked, and of those a
 // candidate ending in <eos> is finished if it ranks within the first `beam`, otherwise the best
 // non-<eos> candidates become the next live hypotheses. A source is done once `beam` hypotheses
 // have finished and the beam-th best of them is at least as good as the best live hypothesis

@@ -2,7 +2,19 @@
 
 #include <algorithm>
 
+#include "scalelab/core/error.hpp"
+
 namespace scalelab {
+
+bool emittable_token(int64_t id) { return id != kPadId && id != kBosId && id != kUnkId; }
+
+int32_t argmax_emittable(const float* z, int64_t V) {
+  int32_t best = -1;
+  for (int64_t v = 0; v < V; ++v)
+    if (emittable_token(v) && (best < 0 || z[v] > z[best])) best = static_cast<int32_t>(v);
+  SL_CHECK(best >= 0, "decoding: the target vocabulary (", V, " ids) holds no emittable token");
+  return best;
+}
 
 std::vector<std::vector<int32_t>> greedy_decode(Transformer<float>& model, const Batch& batch,
                                                 int64_t max_len) {
@@ -24,7 +36,7 @@ std::vector<std::vector<int32_t>> greedy_decode(Transformer<float>& model, const
     for (int64_t b = 0; b < B; ++b) {
       std::copy(prefix.begin() + b * t, prefix.begin() + (b + 1) * t, next.begin() + b * (t + 1));
       const float* z = logits.data() + (b * t + t - 1) * V;
-      const int32_t token = static_cast<int32_t>(std::max_element(z, z + V) - z);
+      const int32_t token = argmax_emittable(z, V);
       next[b * (t + 1) + t] = token;
       if (!done[b]) {
         if (token == kEosId) done[b] = true;
