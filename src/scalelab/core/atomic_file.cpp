@@ -13,6 +13,10 @@
 namespace scalelab {
 
 void write_file_atomically(const std::string& path, const std::string& bytes) {
+  write_file_atomically(path, std::vector<std::string_view>{bytes});
+}
+
+void write_file_atomically(const std::string& path, const std::vector<std::string_view>& parts) {
   namespace fs = std::filesystem;
   struct stat st {};
   if (::lstat(path.c_str(), &st) == 0)
@@ -28,12 +32,14 @@ void write_file_atomically(const std::string& path, const std::string& bytes) {
     ::unlink(tmp.c_str());
     throw_error("cannot write ", path, " (", what, "): ", reason);
   };
-  size_t done = 0;
-  while (done < bytes.size()) {
-    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) fail("write");
-    done += size_t(n);
+  for (const std::string_view bytes : parts) {
+    size_t done = 0;
+    while (done < bytes.size()) {
+      const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) fail("write");
+      done += size_t(n);
+    }
   }
   if (::fchmod(fd, 0644) != 0) fail("chmod");
   if (::fsync(fd) != 0) fail("fsync");

@@ -7,31 +7,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "scalelab/core/atomic_file.hpp"
 #include "scalelab/core/error.hpp"
 
 namespace scalelab {
 namespace {
-
-void write_file_atomically(const std::string& path, const std::string& head,
-                           const std::vector<TensorRef>& tensors) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    SL_CHECK(out, "cannot open ", tmp, " for writing");
-    out.write(head.data(), static_cast<std::streamsize>(head.size()));
-    for (const TensorRef& t : tensors)
-      out.write(reinterpret_cast<const char*>(t.data),
-                static_cast<std::streamsize>(shape_numel(t.shape) * sizeof(float)));
-    out.flush();
-    SL_CHECK(out, "write to ", tmp, " failed (disk full?)");
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) {
-    std::filesystem::remove(tmp);
-    throw_error("cannot rename ", tmp, " to ", path, ": ", ec.message());
-  }
-}
 
 std::string read_all(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -57,7 +37,11 @@ void write_safetensors(const std::string& path, const std::vector<TensorRef>& te
   std::string head(8, '\0');
   const uint64_t n = json.size();
   for (int i = 0; i < 8; ++i) head[i] = static_cast<char>((n >> (8 * i)) & 0xff);
-  write_file_atomically(path, head + json, tensors);
+  head += json;
+  std::vector<std::string_view> parts{head};
+  for (const TensorRef& t : tensors)
+    parts.emplace_back(reinterpret_cast<const char*>(t.data), shape_numel(t.shape) * sizeof(float));
+  write_file_atomically(path, parts);
 }
 
 SafetensorsFile read_safetensors(const std::string& path) {
@@ -107,16 +91,15 @@ void write_npy(const std::string& path, const Shape& shape, const float* data) {
   dict += "), }";
   while ((10 + dict.size() + 1) % 64 != 0) dict.push_back(' ');
   dict.push_back('\n');
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  SL_CHECK(out, "cannot open ", path, " for writing");
   const uint16_t len = static_cast<uint16_t>(dict.size());
-  out.write("\x93NUMPY\x01\x00", 8);
-  out.put(static_cast<char>(len & 0xff));
-  out.put(static_cast<char>(len >> 8));
-  out.write(dict.data(), static_cast<std::streamsize>(dict.size()));
-  out.write(reinterpret_cast<const char*>(data),
-            static_cast<std::streamsize>(shape_numel(shape) * sizeof(float)));
-  SL_CHECK(out, "write to ", path, " failed");
+  std::string head("\x93NUMPY\x01\x00", 8);
+  head.push_back(static_cast<char>(len & 0xff));
+  head.push_back(static_cast<char>(len >> 8));
+  head += dict;
+  // Atomic and checked (errors name the file): a full disk never leaves a truncated array.
+  const std::string_view values(reinterpret_cast<const char*>(data),
+                                shape_numel(shape) * sizeof(float));
+  write_file_atomically(path, std::vector<std::string_view>{head, values});
 }
 
 std::vector<int32_t> read_npy_int(const std::string& path, Shape& shape) {

@@ -24,15 +24,15 @@ struct SafetensorsFile {
   std::map<std::string, Tensor<float>> tensors;
 };
 
-// Writes to path + ".tmp" then renames over path, so a crash never leaves a half-written file
-// under the real name and an existing checkpoint survives a failed write.
+// Written with write_file_atomically (core/atomic_file.hpp), so a crash never leaves a
+// half-written file under the real name and an existing checkpoint survives a failed write.
 void write_safetensors(const std::string& path, const std::vector<TensorRef>& tensors,
                        const std::map<std::string, std::string>& metadata);
 
 // Throws Error naming the file and the problem (missing, truncated, bad header, unsupported dtype).
 SafetensorsFile read_safetensors(const std::string& path);
 
-// Writes a little-endian float32 .npy array (for comparing outputs with numpy/PyTorch).
+// Writes a little-endian float32 .npy array (for comparing outputs with numpy/PyTorch), atomically.
 void write_npy(const std::string& path, const Shape& shape, const float* data);
 // Reads a .npy of int32/int64 (as int32) or float32; shape returned through `shape`.
 std::vector<int32_t> read_npy_int(const std::string& path, Shape& shape);
