@@ -41,7 +41,7 @@ void run_g2p(const G2pArgs& a) {
     for (size_t i = 0; i < bad.size() && i < 5; ++i) list += (i ? ", " : "") + bad[i];
     if (bad.size() > 5) list += ", ...";
     throw_error(bad.size(), " word(s) hold characters the model cannot read: ", list,
-                "; allowed: a-z, apostrophe, hyphen, period");
+                "; allowed: ", known_letters(run.data.src_vocab));
   }
   const auto prons = pronounce(*run.model, lower, run.data.src_vocab, run.data.tgt_vocab,
                                {.beam = a.beam, .length_penalty = a.length_penalty});

@@ -17,5 +17,6 @@ void add_probe(CLI::App& app);
 void add_average(CLI::App& app);
 void add_report(CLI::App& app);
 void add_check(CLI::App& app);
+void add_baseline(CLI::App& app);
 
 }  // namespace scalelab::cli

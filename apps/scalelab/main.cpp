@@ -27,6 +27,7 @@ int main(int argc, char** argv) {
   scalelab::cli::add_average(app);
   scalelab::cli::add_report(app);
   scalelab::cli::add_check(app);
+  scalelab::cli::add_baseline(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -98,6 +98,16 @@ else
   echo "skip KJV part: bible-kjv is not installed"
 fi
 
+# The benchmark split ships in the repository (data/cmudict-g014b2b): no Debian package needed.
+out=$("$bin" baseline --set data.task=cmudict --set data.split=g014b2b --set data.max_train_words=3000 \
+  --set data.max_eval_words=100 --split test 2>&1)
+if printf '%s' "$out" | grep -q "data.split = g014b2b" && printf '%s' "$out" | grep -q "^test: 100 words, .* WER .* PER"; then
+  ok "baseline on g014b2b"; else fail "baseline on g014b2b: $out"; fi
+expect_error "unknown data.split" "hash" "$bin" baseline --set data.task=cmudict --set data.split=random
+expect_error "key of the other split" "data.path" "$bin" baseline --set data.task=cmudict \
+  --set data.split=g014b2b --set data.path=/x
+expect_error "baseline on a synthetic task" "cmudict" "$bin" baseline --set data.task=copy
+
 for cmd in eval g2p sample; do
   if "$bin" $cmd --help | grep -q -- "--checkpoint"; then ok "$cmd --help"; else fail "$cmd --help"; fi
 done

@@ -17,6 +17,7 @@
 #include "scalelab/core/error.hpp"
 #include "scalelab/data/sha256.hpp"
 #include "scalelab/data/task.hpp"
+#include "scalelab/train/g2p_eval.hpp"
 
 namespace scalelab {
 namespace {
@@ -237,6 +238,7 @@ TEST(TaskG014b2b, RealSplitLoadsWithItsChecksumsAndSlices) {
   EXPECT_NEAR(valid_share, 0.05, 0.003);
   EXPECT_EQ(d.src_vocab.size(), 4 + 27);  // a-z and the apostrophe
   EXPECT_EQ(d.tgt_vocab.size(), 4 + 39);
+  EXPECT_EQ(known_letters(d.src_vocab), "' a-z");  // in the messages of g2p and eval
   std::set<std::string> seen;
   for (const auto* side : {&d.train_words, &d.valid_words, &d.test_words})
     for (const auto& e : *side) EXPECT_TRUE(seen.insert(e.word).second) << e.word;

@@ -16,6 +16,16 @@ std::string unknown_letters(const std::string& word, const Vocab& letters) {
   return unknown;
 }
 
+std::string known_letters(const Vocab& letters) {
+  std::string all;
+  for (int32_t id = kNumSpecialTokens; id < letters.size(); ++id)
+    all += (all.empty() ? "" : " ") + letters.token(id);
+  const std::string alphabet = "a b c d e f g h i j k l m n o p q r s t u v w x y z";
+  const size_t at = all.find(alphabet);
+  if (at != std::string::npos) all.replace(at, alphabet.size(), "a-z");
+  return all;
+}
+
 std::vector<Pronunciation> pronounce(Transformer<float>& model, const std::vector<std::string>& words,
                                      const Vocab& letters, const Vocab& phones,
                                      const G2pDecodeOptions& options) {
@@ -28,7 +38,7 @@ std::vector<Pronunciation> pronounce(Transformer<float>& model, const std::vecto
     SL_CHECK(!w.empty(), "cannot pronounce an empty word");
     const std::string bad = unknown_letters(w, letters);
     SL_CHECK(bad.empty(), "word '", w, "' holds characters the model does not know: '", bad,
-             "' (known: a-z, apostrophe, hyphen, period; words are lower-cased)");
+             "' (known: ", known_letters(letters), "; words are lower-cased)");
     examples.push_back({encode_word(w, letters), {}});
   }
   std::vector<Pronunciation> out;

@@ -26,6 +26,8 @@ struct G2pDecodeOptions {
 
 // The characters of `word` that the letter vocabulary does not hold (empty: all known).
 std::string unknown_letters(const std::string& word, const Vocab& letters);
+// The letters the vocabulary holds, for messages: "' - . a-z" (pocketsphinx), "' a-z" (g014b2b).
+std::string known_letters(const Vocab& letters);
 
 // Throws Error naming the word and the characters if a word holds a letter outside the vocab.
 std::vector<Pronunciation> pronounce(Transformer<float>& model, const std::vector<std::string>& words,
