@@ -1,4 +1,5 @@
 // scalelab train / init: build a model from a config, train it, or just write its initial weights.
+#include <csignal>
 #include <filesystem>
 #include <iostream>
 
@@ -9,6 +10,47 @@
 namespace scalelab::cli {
 
 namespace {
+
+// SIGINT / SIGTERM during training: the first asks the trainer to stop after the step in progress
+// (it polls this flag, writes the checkpoint and returns); the handlers then fall back to the
+// default, so a second signal ends the process at once.
+volatile std::sig_atomic_t stop_signal = 0;
+bool handles_int = false, handles_term = false;  // set before the handlers are installed
+
+extern "C" void on_stop_signal(int sig) {
+  stop_signal = sig;
+  struct sigaction dfl {};
+  dfl.sa_handler = SIG_DFL;
+  if (handles_int) sigaction(SIGINT, &dfl, nullptr);  // async-signal-safe
+  if (handles_term) sigaction(SIGTERM, &dfl, nullptr);
+}
+
+// Installs the handlers for the lifetime of the object and restores the previous ones.
+class StopSignalHandlers {
+ public:
+  StopSignalHandlers() {
+    struct sigaction sa {};
+    sa.sa_handler = on_stop_signal;
+    sigemptyset(&sa.sa_mask);
+    // A signal the parent set to be ignored (a background job of a script) stays ignored.
+    sigaction(SIGINT, nullptr, &old_int_);
+    sigaction(SIGTERM, nullptr, &old_term_);
+    handles_int = old_int_.sa_handler != SIG_IGN;
+    handles_term = old_term_.sa_handler != SIG_IGN;
+    if (handles_int) sigaction(SIGINT, &sa, nullptr);
+    if (handles_term) sigaction(SIGTERM, &sa, nullptr);
+  }
+  ~StopSignalHandlers() {
+    sigaction(SIGINT, &old_int_, nullptr);
+    sigaction(SIGTERM, &old_term_, nullptr);
+  }
+  StopSignalHandlers(const StopSignalHandlers&) = delete;
+  StopSignalHandlers& operator=(const StopSignalHandlers&) = delete;
+
+ private:
+  struct sigaction old_int_ {}, old_term_ {};
+};
+
 void add_config_options(CLI::App* cmd, ConfigSources& args) {
   cmd->add_option("--config,-c", args.path, "TOML config file (configs/*.toml)")
       ->check(CLI::ExistingFile);
@@ -32,7 +74,19 @@ void add_train(CLI::App& app) {
     const RunConfig config = load_run_config(*args);
     const TaskData data = load_task(config.data);
     Trainer trainer(config, data);
-    const TrainSummary s = trainer.run({.resume = *resume, .progress = *quiet ? nullptr : &std::cerr});
+    const StopSignalHandlers handlers;
+    const TrainSummary s = trainer.run({.resume = *resume,
+                                        .progress = *quiet ? nullptr : &std::cerr,
+                                        .stop_requested = &stop_signal});
+    if (s.interrupted) {
+      const int sig = stop_signal;
+      std::cerr << "scalelab: " << (sig == SIGINT ? "SIGINT" : "SIGTERM") << ": stopped after step "
+                << s.steps << " of " << config.train.steps << ", checkpoint written to "
+                << (std::filesystem::path(config.train.run_dir) / "checkpoint.safetensors").string()
+                << " (continue with --resume)\n";
+      exit_status = 128 + sig;
+      return;
+    }
     std::cout << "trained " << s.steps << " steps in " << s.seconds << " s ("
               << static_cast<int64_t>(s.tokens_per_second) << " target tokens/s): valid loss "
               << s.valid.nll << " nats, token accuracy " << s.valid.token_accuracy;

@@ -4,6 +4,10 @@
 
 namespace scalelab::cli {
 
+// The process exit status when a command ends without an Error but not plainly (scalelab train
+// stopped by SIGINT / SIGTERM: 128 + the signal number, as a shell reports it).
+inline int exit_status = 0;
+
 void add_train(CLI::App& app);
 void add_init(CLI::App& app);
 void add_logits(CLI::App& app);

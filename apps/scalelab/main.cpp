@@ -39,5 +39,5 @@ int main(int argc, char** argv) {
     std::cerr << "scalelab: error: " << e.what() << "\n";
     return 1;
   }
-  return 0;
+  return scalelab::cli::exit_status;
 }

@@ -1,7 +1,10 @@
 #include "scalelab/train/trainer.hpp"
 
+#include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
@@ -9,6 +12,7 @@
 #include <limits>
 #include <sstream>
 
+#include "scalelab/core/atomic_file.hpp"
 #include "scalelab/core/denormals.hpp"
 #include "scalelab/core/parallel.hpp"
 #include "scalelab/kernels/gemm.hpp"
@@ -37,14 +41,45 @@ std::string format_duration(double seconds) {
   return out.str();
 }
 
-void write_text_atomically(const std::string& path, const std::string& text) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    SL_CHECK(out, "cannot write ", tmp);
-    out << text;
+// What to change after a divergence, fitted to the config (no advice to enable what is on).
+std::string divergence_advice(const TrainConfig& tc) {
+  std::ostringstream out;
+  out << "lower train.lr (now " << tc.schedule.lr << ")";
+  if (tc.clip_norm > 0) out << "; train.clip_norm = " << tc.clip_norm << " is already on";
+  else out << " or enable train.clip_norm";
+  return out.str();
+}
+
+// Index of the first inf or NaN in [data, data + n), -1 if none (the fast check first: the
+// scan is paid only on the error path).
+int64_t first_non_finite(const float* data, int64_t n) {
+  if (!DynamicLossScaler::has_overflow(data, n)) return -1;
+  for (int64_t i = 0; i < n; ++i)
+    if (!std::isfinite(data[i])) return i;
+  return -1;
+}
+
+// Resume: drops the records of steps after the checkpoint's (written by a run that went on past
+// its last checkpoint and was interrupted), so the continued run does not duplicate them. A torn
+// last line (a crash mid-write) is dropped too; the file is rewritten atomically, only if needed.
+void trim_metrics(const std::string& path, int64_t last_step) {
+  if (!fs::exists(path)) return;
+  SL_CHECK(fs::is_regular_file(path), path, ": not a regular file");
+  std::ifstream in(path);
+  SL_CHECK(in, "cannot read ", path, ": ", std::strerror(errno));
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  SL_CHECK(!in.bad(), "cannot read ", path, ": ", std::strerror(errno));
+  std::string kept;
+  size_t dropped = 0;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    const Json rec = Json::parse(lines[i], nullptr, /*allow_exceptions=*/false);
+    const bool valid = rec.is_object() && rec.contains("step") && rec["step"].is_number_integer();
+    SL_CHECK(valid || i + 1 == lines.size(), path, ":", i + 1, ": not a metrics record: ", lines[i]);
+    if (valid && rec["step"].get<int64_t>() <= last_step) kept += lines[i] + "\n";
+    else ++dropped;
   }
-  fs::rename(tmp, path);
+  if (dropped > 0) write_file_atomically(path, kept);
 }
 
 // {op: {results, overflow, nan, underflow, subnormal, max_abs}} for the ops with any result.
@@ -195,6 +230,21 @@ void Trainer::save(const std::string& path, int64_t step) {
   save_checkpoint(path, model_, run_config_to_json(config_), step, {.tensors = extra});
 }
 
+void Trainer::check_finite(int64_t step, const StepResult& r, const std::string& kept) const {
+  if (!r.applied) return;  // a step the loss scaler skipped changed nothing
+  // Gradients first: a non-finite one is the cause, non-finite weights its consequence.
+  for (const bool grads : {true, false}) {
+    for (const Parameter<float>* p : optimizer_.params()) {
+      const Tensor<float>& t = grads ? p->grad : p->value;
+      const int64_t i = first_non_finite(t.data(), t.numel());
+      if (i < 0) continue;
+      throw_error("training diverged at step ", step, ": ", grads ? "the gradient of " : "",
+                  p->name, " holds ", t[i], " (element ", i, ")", grads ? "" : " after the update",
+                  kept, " (", divergence_advice(config_.train), ")");
+    }
+  }
+}
+
 int64_t Trainer::restore(const std::string& path) {
   const Checkpoint c = read_checkpoint(path);
   // Compared after parsing, so that a checkpoint written before a knob existed (its default) matches.
@@ -239,27 +289,42 @@ TrainSummary Trainer::run(const TrainerOptions& options) {
   const fs::path snapshot_dir = dir / "snapshots";
   const bool on_disk = options.write_run_dir;
   SL_CHECK(on_disk || !options.resume, "resuming needs a run directory (write_run_dir)");
+  // Every check comes before the first write, so a refused command leaves the directory as it was.
+  // A run is its checkpoint: a metrics.jsonl without one is what a run that failed before its
+  // first checkpoint left, and a fresh start replaces it.
+  const bool has_checkpoint = on_disk && fs::exists(checkpoint_path);
   if (on_disk && !options.resume) {
-    SL_CHECK(!fs::exists(metrics_path) && !fs::exists(checkpoint_path) &&
-                 !(fs::exists(snapshot_dir) && !fs::is_empty(snapshot_dir)),
-             "train.run_dir = ", tc.run_dir,
-             ": already holds a run (metrics.jsonl, checkpoint.safetensors or snapshots/); choose "
-             "another run_dir or pass --resume");
+    SL_CHECK(!has_checkpoint, "train.run_dir = ", tc.run_dir,
+             ": already holds a run (checkpoint.safetensors); choose another run_dir or pass --resume");
+    // Snapshots are weights someone may still average: never replaced, even without a checkpoint.
+    SL_CHECK(!(fs::exists(snapshot_dir) && !fs::is_empty(snapshot_dir)), "train.run_dir = ",
+             tc.run_dir, ": already holds a run (snapshots/, no checkpoint to resume from); choose "
+             "another run_dir or move snapshots/ away");
   }
+  int64_t start_step = 0;
+  if (options.resume) {
+    SL_CHECK(has_checkpoint, "train.run_dir = ", tc.run_dir, ": no checkpoint.safetensors to resume "
+             "from (the run stopped before its first checkpoint); start it again without --resume");
+    start_step = restore(checkpoint_path);
+    // Training nothing and relabelling the weights would corrupt the run.
+    SL_CHECK(tc.steps >= start_step, "cannot resume: the checkpoint is at step ", start_step,
+             ", beyond train.steps = ", tc.steps, " (resuming only trains on; raise train.steps)");
+    SL_CHECK(tc.steps != start_step, "train.run_dir = ", tc.run_dir, " is already at step ",
+             start_step, " = train.steps: nothing to do (raise train.steps to train on)");
+  }
+
   if (on_disk) fs::create_directories(dir);
   if (options.progress) {
     *options.progress << "scalelab train: " << model_.parameter_count() << " parameters, "
                       << data_.train.size() << " training examples, run dir " << tc.run_dir
-                      << (options.resume ? " (resuming)" : "") << "\n";
+                      << (options.resume ? " (resuming from step " + std::to_string(start_step) + ")" : "")
+                      << "\n";
   }
   const Json resolved = run_config_to_json(config_);
   if (on_disk) {
-    write_text_atomically((dir / "config.toml").string(), json_to_toml(resolved));
-    write_text_atomically((dir / "config.json").string(), resolved.dump(2) + "\n");
+    write_file_atomically((dir / "config.toml").string(), json_to_toml(resolved));
+    write_file_atomically((dir / "config.json").string(), resolved.dump(2) + "\n");
   }
-
-  int64_t start_step = 0;
-  if (options.resume) start_step = restore(checkpoint_path);
   if (options.resume && options.progress && saved_steps_ != tc.steps &&
       tc.schedule.kind == ScheduleKind::warmup_cosine) {
     *options.progress << "note: train.steps changed from " << saved_steps_ << " to " << tc.steps
@@ -268,11 +333,16 @@ TrainSummary Trainer::run(const TrainerOptions& options) {
   }
   std::ofstream metrics_file;
   if (on_disk) {
-    metrics_file.open(metrics_path, std::ios::app);
-    SL_CHECK(metrics_file, "cannot open ", metrics_path, " for writing");
+    if (options.resume) trim_metrics(metrics_path, start_step);
+    // A fresh start with a leftover metrics.jsonl (no checkpoint beside it) starts it anew.
+    metrics_file.open(metrics_path, options.resume ? std::ios::app : std::ios::trunc);
+    SL_CHECK(metrics_file, "cannot open ", metrics_path, " for writing: ", std::strerror(errno));
   }
   auto emit = [&](const Json& rec) {
-    if (on_disk) metrics_file << rec.dump() << "\n" << std::flush;
+    if (on_disk) {
+      metrics_file << rec.dump() << "\n" << std::flush;
+      SL_CHECK(metrics_file, "cannot write ", metrics_path, ": ", std::strerror(errno));
+    }
     if (options.sink) options.sink->record(rec);
   };
 
@@ -302,6 +372,7 @@ TrainSummary Trainer::run(const TrainerOptions& options) {
     }
   };
   const bool reduced = tc.precision.dtype != DType::f32;
+  int64_t last_saved = start_step;  // the step checkpoint.safetensors holds (0: none)
   for (int64_t step = start_step + 1; step <= tc.steps; ++step) {
     const Batch batch = stream.next();
     const double lr = learning_rate(tc.schedule, step);
@@ -314,7 +385,10 @@ TrainSummary Trainer::run(const TrainerOptions& options) {
     if (!r.applied) summary.skipped_steps += 1;
     tokens += batch.target_tokens;
     const double elapsed = std::chrono::duration<double>(clock::now() - t0).count();
-    if (step % tc.log_every == 0 || step == tc.steps) {
+    // Read once per step; the last step finishes the run normally (validation, summary).
+    const bool stopping =
+        options.stop_requested && *options.stop_requested != 0 && step < tc.steps;
+    if (step % tc.log_every == 0 || step == tc.steps || stopping) {
       const double tps = tokens / std::max(elapsed, 1e-9);
       const double eta = elapsed / double(step - start_step) * double(tc.steps - step);
       Json rec = {{"split", "train"}, {"step", step}, {"loss", last_loss}, {"nll", r.nll},
@@ -342,18 +416,33 @@ TrainSummary Trainer::run(const TrainerOptions& options) {
         *options.progress << "\n";
       }
     }
+    const std::string kept = !on_disk ? ""
+                             : last_saved > 0
+                                 ? "; checkpoint.safetensors keeps step " + std::to_string(last_saved)
+                                 : "; no checkpoint was written";
     if (!std::isfinite(last_loss)) {
-      throw_error("training diverged: loss = ", last_loss, " at step ", step,
-                  " (lower train.lr or enable train.clip_norm)");
+      throw_error("training diverged: loss = ", last_loss, " at step ", step, kept, " (",
+                  divergence_advice(tc), ")");
     }
+    check_finite(step, r, kept);  // never a checkpoint with inf or NaN in it
     if (tc.eval_every > 0 && step % tc.eval_every == 0 && step != tc.steps) eval_and_log(step);
-    if (on_disk && tc.checkpoint_every > 0 && step % tc.checkpoint_every == 0)
+    if (on_disk && ((tc.checkpoint_every > 0 && step % tc.checkpoint_every == 0) || stopping)) {
       save(checkpoint_path, step);
+      last_saved = step;
+    }
     if (on_disk && tc.snapshot_every > 0 && step % tc.snapshot_every == 0) {
       // Weights only (no optimizer state): for scalelab average / eval, not for --resume.
       fs::create_directories(snapshot_dir);
       save_checkpoint((snapshot_dir / ("step" + std::to_string(step) + ".safetensors")).string(),
                       model_, resolved, step);
+    }
+    if (stopping) {
+      summary.interrupted = true;
+      summary.steps = step;
+      summary.final_train_loss = last_loss;
+      summary.seconds = std::chrono::duration<double>(clock::now() - t0).count();
+      summary.tokens_per_second = tokens / std::max(summary.seconds, 1e-9);
+      return summary;
     }
   }
   eval_and_log(tc.steps);
@@ -377,7 +466,7 @@ TrainSummary Trainer::run(const TrainerOptions& options) {
     s["rounding"] = counters_to_json(run_counters_);  // this session's steps (not before a resume)
   }
   if (summary.valid.exact_match >= 0) s["valid_exact_match"] = summary.valid.exact_match;
-  if (on_disk) write_text_atomically((dir / "summary.json").string(), s.dump(2) + "\n");
+  if (on_disk) write_file_atomically((dir / "summary.json").string(), s.dump(2) + "\n");
   return summary;
 }
 

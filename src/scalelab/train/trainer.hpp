@@ -13,6 +13,7 @@
 // Determinism: batches come from train.seed, dropout masks from (train.seed, step), so the same
 // config and thread count give the same loss sequence, also across a resume.
 #pragma once
+#include <csignal>
 #include <functional>
 #include <iosfwd>
 #include <optional>
@@ -41,6 +42,9 @@ struct TrainSummary {
   double seconds = 0;
   double tokens_per_second = 0;
   int64_t parameters = 0;
+  // true: stopped early at `steps` on TrainerOptions::stop_requested; the checkpoint holds that
+  // step, and there is no final validation and no summary.json.
+  bool interrupted = false;
 };
 
 // Where a run's metric records go: every "train" and "valid" record (the JSON of metrics.jsonl).
@@ -69,6 +73,10 @@ struct TrainerOptions {
   // Called at step 1 and every observe_every steps (0: never); zero cost when unset.
   StepObserver observer = nullptr;
   int64_t observe_every = 0;
+  // Polled after every step (the CLI's SIGINT/SIGTERM handler sets it; null: never). Non-zero:
+  // the step in progress finishes, its train record and the checkpoint are written, and run()
+  // returns with TrainSummary::interrupted, so that a Ctrl-C never loses the steps done.
+  const volatile std::sig_atomic_t* stop_requested = nullptr;
 };
 
 class Trainer {
@@ -89,6 +97,9 @@ class Trainer {
   void restore_master_weights_and_round_grads();
   void save(const std::string& path, int64_t step);
   int64_t restore(const std::string& path);
+  // Throws if a gradient or (after the update) a parameter holds inf or NaN, naming the tensor
+  // and the step, before anything of that step is saved.
+  void check_finite(int64_t step, const StepResult& r, const std::string& kept) const;
 
   RunConfig config_;
   const TaskData& data_;
