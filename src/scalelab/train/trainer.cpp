@@ -1,5 +1,6 @@
 #include "scalelab/train/trainer.hpp"
 
+#include <bit>
 #include <cerrno>
 #include <chrono>
 #include <cmath>
@@ -50,10 +51,14 @@ std::string divergence_advice(const TrainConfig& tc) {
   return out.str();
 }
 
-// Index of the first inf or NaN in [data, data + n), -1 if none (the fast check first: the
-// scan is paid only on the error path).
+// Index of the first inf or NaN in [data, data + n), -1 if none. The per-step pass tests the
+// exponent bits with integer ops, which vectorise (a float sum would be one long dependency
+// chain: about 7 % of a copy-task step); the element is searched only on the error path.
 int64_t first_non_finite(const float* data, int64_t n) {
-  if (!DynamicLossScaler::has_overflow(data, n)) return -1;
+  uint32_t bad = 0;
+  for (int64_t i = 0; i < n; ++i)
+    bad |= (std::bit_cast<uint32_t>(data[i]) & 0x7f800000u) == 0x7f800000u;
+  if (!bad) return -1;
   for (int64_t i = 0; i < n; ++i)
     if (!std::isfinite(data[i])) return i;
   return -1;
