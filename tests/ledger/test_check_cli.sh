@@ -9,18 +9,7 @@
 #   (e) --jobs 1 and --jobs 2 give the same verdicts and measurements;
 #   (f) check --help names its options.
 set -euo pipefail
-bin="${SCALELAB_BIN:?SCALELAB_BIN is not set}"
-src="${SCALELAB_SOURCE:?SCALELAB_SOURCE is not set}"
-root="${SCALELAB_TMP:-/tmp}"
-mkdir -p "$root"
-tmp=$(mktemp -d "$root/check-cli.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-schema="$src/tests/ledger/ledger_schema.py"
-export OMP_WAIT_POLICY="${OMP_WAIT_POLICY:-passive}"
-
-failures=0
-fail() { echo "FAIL $*"; failures=$((failures + 1)); }
-ok() { echo "ok   $*"; }
+source "$(dirname "${BASH_SOURCE[0]}")/check_test_common.sh" check-cli
 
 # run NAME OUTDIR ARGS...: scalelab check ARGS --out OUTDIR, stdout/stderr to $tmp/NAME.{out,err};
 # fails the test (and prints stderr) on a non-zero exit.

@@ -4,18 +4,7 @@
 # ones, only A12 may be "not testable here", and every claim record validates against the schema of
 # docs/ledger.md (tests/ledger/ledger_schema.py).
 set -euo pipefail
-bin="${SCALELAB_BIN:?SCALELAB_BIN is not set}"
-src="${SCALELAB_SOURCE:?SCALELAB_SOURCE is not set}"
-root="${SCALELAB_TMP:-/tmp}"
-mkdir -p "$root"
-tmp=$(mktemp -d "$root/check-quick.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-schema="$src/tests/ledger/ledger_schema.py"
-export OMP_WAIT_POLICY="${OMP_WAIT_POLICY:-passive}"
-
-failures=0
-fail() { echo "FAIL $*"; failures=$((failures + 1)); }
-ok() { echo "ok   $*"; }
+source "$(dirname "${BASH_SOURCE[0]}")/check_test_common.sh" check-quick
 
 ids=""
 for i in $(seq 1 12); do ids="$ids,E$i"; done
