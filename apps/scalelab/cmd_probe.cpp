@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "commands.hpp"
+#include "scalelab/core/atomic_file.hpp"
 #include "loaded_run.hpp"
 #include "scalelab/core/parallel.hpp"
 #include "scalelab/model/checkpoint.hpp"
@@ -95,16 +96,6 @@ OutFiles prepare_out(const std::string& dir) {
   return f;
 }
 
-void write_file(const std::filesystem::path& path, const std::string& text) {
-  const std::filesystem::path tmp = path.string() + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary);
-    SL_CHECK(out, "cannot write ", tmp.string());
-    out << text;
-    SL_CHECK(out.flush(), "cannot write ", tmp.string());
-  }
-  std::filesystem::rename(tmp, path);
-}
 
 void run_probe(const ProbeArgs& a) {
   check_args(a);
@@ -186,13 +177,13 @@ void run_probe(const ProbeArgs& a) {
   if (!a.out.empty()) {
     std::ostringstream jsonl;
     probes::write_jsonl(jsonl, records);
-    write_file(files.jsonl, jsonl.str());
+    write_file_atomically(files.jsonl.string(), jsonl.str());
     Json s = summary.to_json();
     s["config"] = run_config_to_json(config);
     s["probe"] = {{"seeds", a.seeds}, {"batches", run.batches},
                   {"batch_size", run.batch_size}, {"split", a.split}, {"optimizer_step", !a.no_step},
                   {"records", static_cast<int64_t>(records.size())}, {"tags", tags}};
-    write_file(files.summary, s.dump(1) + "\n");
+    write_file_atomically(files.summary.string(), s.dump(1) + "\n");
     std::cout << "\nwrote " << files.jsonl.string() << " (" << records.size() << " records) and "
               << files.summary.string() << "\n";
   }
