@@ -51,6 +51,7 @@ void prepare_out(const std::string& out) {
 
 struct PendingRun {
   RunSpec spec;
+  std::string key;    // spec.key(), computed once
   std::string claim;  // the first claim that needs it (for the progress line)
   std::vector<std::tuple<size_t, size_t, size_t>> uses;  // (claim, arm, seed index)
   Json result;
@@ -168,7 +169,7 @@ CheckResult run_check(const CheckOptions& o) {
         RunSpec spec = arms[ai].spec(si);
         const std::string key = spec.key();
         auto [it, fresh] = index.emplace(key, pending.size());
-        if (fresh) pending.push_back({std::move(spec), runs[ci].info().id, {}, {}});
+        if (fresh) pending.push_back({std::move(spec), key, runs[ci].info().id, {}, {}});
         pending[it->second].uses.emplace_back(ci, ai, si);
       }
     }
@@ -179,7 +180,7 @@ CheckResult run_check(const CheckOptions& o) {
   std::vector<size_t> todo;
   CheckResult result;
   for (size_t i = 0; i < pending.size(); ++i) {
-    if (auto hit = cache.find(pending[i].spec.key(), o.progress)) {
+    if (auto hit = cache.find(pending[i].key, o.progress)) {
       pending[i].result = std::move(*hit);
       ++result.cached_runs;
     } else {
@@ -211,7 +212,7 @@ CheckResult run_check(const CheckOptions& o) {
       try {
         const auto r0 = std::chrono::steady_clock::now();
         Json r = execute_run(p.spec);
-        cache.store(p.spec.key(), p.claim + " " + p.spec.label, r);
+        cache.store(p.key, p.claim + " " + p.spec.label, r);
         p.result = std::move(r);
         const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - r0).count();
         std::lock_guard<std::mutex> lock(mutex);
