@@ -18,6 +18,8 @@ packages=(
   pocketsphinx-en-us bible-kjv bible-kjv-text
   gnuplot-nox
   chromium  # the report test opens report.html headless
+  openmpi-bin libopenmpi-dev  # data-parallel training and the ledger over MPI (docs/scaling.md)
+  clang-14 libclang-rt-14-dev  # libFuzzer targets and the sanitizer build (docs/robustness.md)
 )
 
 missing=()
