@@ -22,6 +22,7 @@ struct EvalArgs {
   double length_penalty = 0.6;
   int64_t limit = 0;
   int64_t batch_size = 64;
+  bool no_cache = false;
 };
 
 template <class T>
@@ -46,7 +47,7 @@ void run_eval(const EvalArgs& a) {
       const EvalResult loss = evaluate(*run.model, d, scored, a.batch_size, 0);
       const G2pScore s = evaluate_g2p(*run.model, words, d.src_vocab, d.tgt_vocab,
                                       {.beam = a.beam, .length_penalty = a.length_penalty,
-                                       .batch_size = a.batch_size});
+                                       .batch_size = a.batch_size, .use_cache = !a.no_cache});
       std::cout << std::setprecision(2) << "words " << s.rates.words << "\nWER " << 100 * s.rates.wer()
                 << " % (" << s.rates.wrong_words << " wrong)\nPER " << 100 * s.rates.per() << " % ("
                 << s.rates.edits << " edits / " << s.rates.reference_tokens << " phones)\n"
@@ -100,6 +101,9 @@ void add_eval(CLI::App& app) {
   cmd->add_option("--batch-size", a->batch_size, "examples per forward pass")
       ->check(CLI::Range(int64_t{1}, int64_t{4096}))
       ->capture_default_str();
+  cmd->add_flag("--no-cache", a->no_cache,
+               "decode without the key/value cache (re-run the decoder on the whole prefix "
+               "every step: the slow reference path)");
   cmd->callback([a] { run_eval(*a); });
 }
 

@@ -18,6 +18,7 @@ struct G2pArgs {
   std::vector<std::string> words;
   int64_t beam = 5;
   double length_penalty = 0.6;
+  bool no_cache = false;
 };
 
 void run_g2p(const G2pArgs& a) {
@@ -44,7 +45,8 @@ void run_g2p(const G2pArgs& a) {
                 "; allowed: ", known_letters(run.data.src_vocab));
   }
   const auto prons = pronounce(*run.model, lower, run.data.src_vocab, run.data.tgt_vocab,
-                               {.beam = a.beam, .length_penalty = a.length_penalty});
+                               {.beam = a.beam, .length_penalty = a.length_penalty,
+                                .use_cache = !a.no_cache});
   for (size_t i = 0; i < words.size(); ++i) {
     std::cout << words[i] << "\t";
     for (size_t j = 0; j < prons[i].size(); ++j) std::cout << (j ? " " : "") << prons[i][j];
@@ -70,6 +72,9 @@ void add_g2p(CLI::App& app) {
       ->check(CLI::Range(0.0, 10.0))
       ->capture_default_str();
   cmd->add_option("words", a->words, "words to pronounce (none: read stdin)");
+  cmd->add_flag("--no-cache", a->no_cache,
+               "decode without the key/value cache (re-run the decoder on the whole prefix "
+               "every step: the slow reference path)");
   cmd->callback([a] { run_g2p(*a); });
 }
 

@@ -17,6 +17,7 @@ struct SampleArgs {
   double temperature = 0.8;
   int64_t length = 300;
   uint64_t seed = 1;
+  bool no_cache = false;
 };
 
 void run_sample(const SampleArgs& a) {
@@ -32,7 +33,8 @@ void run_sample(const SampleArgs& a) {
            "' (the KJV has letters, space, newline and ! ' ( ) , - . : ; ?)");
   const auto ids = sample_tokens(*run.model, encode_chars(a.prompt, vocab),
                                  {.length = a.length, .temperature = a.temperature,
-                                  .seed = a.seed, .context = run.config.data.context});
+                                  .seed = a.seed, .context = run.config.data.context,
+                                  .use_cache = !a.no_cache});
   std::cout << a.prompt << decode_chars(ids, vocab) << "\n";
 }
 
@@ -54,6 +56,9 @@ void add_sample(CLI::App& app) {
       ->check(CLI::Range(int64_t{0}, int64_t{100000}))
       ->capture_default_str();
   cmd->add_option("--seed", a->seed, "random seed (same seed, same text)")->capture_default_str();
+  cmd->add_flag("--no-cache", a->no_cache,
+               "decode without the key/value cache (re-run the model on the whole window "
+               "every step: the slow reference path)");
   cmd->callback([a] { run_sample(*a); });
 }
 

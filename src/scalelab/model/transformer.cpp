@@ -263,16 +263,21 @@ const Tensor<T>& Transformer<T>::decode(const ModelInput& in, const ForwardMode&
     call.memory_lengths = in.src_lengths;
   }
   const Tensor<T>& h = run_stack(decoder_, in.tgt, call, mode);
-  const int64_t rows = in.batch * in.tgt_len, V = config_.tgt_vocab;
+  return output_logits(h.data(), in.batch * in.tgt_len, mode.rounding);
+}
+
+template <class T>
+const Tensor<T>& Transformer<T>::output_logits(const T* h, int64_t rows, const TensorRounding* rounding) {
+  const int64_t V = config_.tgt_vocab;
   logits_.resize({rows, V});
   // logits[rows, V] = c · h[rows, d] · W[V, d]ᵀ
-  gemm<T>({.m = rows, .n = V, .k = config_.d_model, .trans_b = true}, h.data(), output_weight(),
+  gemm<T>({.m = rows, .n = V, .k = config_.d_model, .trans_b = true}, h, output_weight(),
           logits_.data(), static_cast<T>(config_.embedding.output_scale));
   if (config_.output_softcap > 0) {  // logits = cap · tanh(logits / cap)
     const T cap = static_cast<T>(config_.output_softcap);
     for (T& z : logits_) z = cap * std::tanh(z / cap);
   }
-  round_tensor(mode.rounding, logits_.data(), rows * V, PrecisionOp::gemm);
+  round_tensor(rounding, logits_.data(), rows * V, PrecisionOp::gemm);
   return logits_;
 }
 

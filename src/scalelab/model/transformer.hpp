@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "scalelab/model/config.hpp"
+#include "scalelab/model/decoder_cache.hpp"
 #include "scalelab/model/relative_bias.hpp"
 #include "scalelab/nn/block.hpp"
 #include "scalelab/nn/embedding.hpp"
@@ -48,6 +49,14 @@ class Transformer {
   // The two halves, for decoding: encode once, then decode growing prefixes.
   void encode(const ModelInput& input, const ForwardMode& mode);
   const Tensor<T>& decode(const ModelInput& input, const ForwardMode& mode);
+
+  // Incremental decoding with a key/value cache (model/decoder_cache.hpp; transformer_step.cpp).
+  // start_decoding encodes in.batch sources (encoder-decoder; decoder-only ignores in) and
+  // prepares in.batch rows, row b on source b, for up to `capacity` tokens per row (<= max_len).
+  void start_decoding(const ModelInput& in, DecoderCache<T>& cache, int64_t capacity);
+  // Feeds one token per row (tokens [cache.rows]) at position cache.position and returns the
+  // next-token logits [cache.rows, tgt_vocab] (owned by the model, valid until the next call).
+  const Tensor<T>& decode_step(DecoderCache<T>& cache, const int32_t* tokens);
 
   void zero_grad();
   ParameterRefs<T> parameters();
@@ -90,7 +99,9 @@ class Transformer {
   bool encoder_decoder_ = true;
   Stack encoder_, decoder_;
   Parameter<T> out_weight_;  // untied output projection [tgt_vocab, d]
-  Tensor<T> logits_, dlogits_, dh_, dmemory_;
+  const Tensor<T>& output_logits(const T* h, int64_t rows, const TensorRounding* rounding);
+
+  Tensor<T> logits_, dlogits_, dh_, dmemory_, step_bias_;
   ModelInput input_;
   const TensorRounding* rounding_ = nullptr;  // of the last forward, for its backward
 };

@@ -1,8 +1,12 @@
 #include "scalelab/nn/attention.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
+#include "scalelab/core/error.hpp"
+
+#include "scalelab/kernels/attention_decode.hpp"
 #include "scalelab/kernels/rope.hpp"
 
 namespace scalelab {
@@ -162,6 +166,106 @@ void MultiHeadAttention<T>::backward(const T* dy, T* dx_q, T* dx_kv) {
 }
 
 template <class T>
+void KvCache<T>::reset(int64_t n, int64_t cap, int64_t d) {
+  sequences = n;
+  capacity = cap;
+  len = 0;
+  k.resize({n, cap, d});
+  v.resize({n, cap, d});
+}
+
+template <class T>
+void KvCache<T>::gather(const std::vector<int64_t>& rows) {
+  const int64_t n = static_cast<int64_t>(rows.size()), d = k.numel() / std::max<int64_t>(1, sequences * capacity);
+  spare_k_.resize({n, capacity, d});
+  spare_v_.resize({n, capacity, d});
+  const size_t bytes = static_cast<size_t>(len * d) * sizeof(T);  // only the filled positions
+  for (int64_t r = 0; r < n; ++r) {
+    SL_CHECK(rows[r] >= 0 && rows[r] < sequences, "KvCache::gather: row ", rows[r], " of ", sequences);
+    std::memcpy(spare_k_.data() + r * capacity * d, k.data() + rows[r] * capacity * d, bytes);
+    std::memcpy(spare_v_.data() + r * capacity * d, v.data() + rows[r] * capacity * d, bytes);
+  }
+  std::swap(k, spare_k_);
+  std::swap(v, spare_v_);
+  sequences = n;
+}
+
+template <class T>
+void MultiHeadAttention<T>::project_memory(const T* memory, int64_t sequences, int64_t len,
+                                           KvCache<T>& cache) {
+  const int64_t d = opt_.d_model, H = opt_.n_heads, rows = sequences * len;
+  cache.reset(sequences, len, d);
+  cache.len = len;
+  k_.forward(memory, rows, cache.k.data());  // k = m Wkᵀ + bk
+  v_.forward(memory, rows, cache.v.data());  // v = m Wvᵀ + bv
+  if (knobs_.qk_norm != QkNorm::none) {      // k = QKNorm(k), per head (no RoPE across attention)
+    kraw_.resize({rows, d});
+    std::memcpy(kraw_.data(), cache.k.data(), kraw_.bytes());
+    k_norm_.forward(kraw_.data(), rows * H, cache.k.data());
+  }
+}
+
+// The rows of forward for the last query: the same projections and q/k transforms, the new k, v
+// stored in the cache, then one query row against the cached keys.
+template <class T>
+void MultiHeadAttention<T>::forward_step(const AttentionStep& step, const T* x, KvCache<T>& cache,
+                                         bool append, T* y) {
+  const int64_t d = opt_.d_model, H = opt_.n_heads, dk = opt_.head_dim(), B = step.batch;
+  const int64_t pos = cache.len;  // the new token's position (self-attention)
+  if (append) {
+    SL_CHECK(cache.sequences == B && pos < cache.capacity, "KvCache: ", B, " rows at position ", pos,
+             " do not fit a cache of ", cache.sequences, " sequences x ", cache.capacity, " positions");
+  }
+  qraw_.resize({B, d});
+  ctx_.resize({B, d});
+  q_.forward(x, B, qraw_.data());
+  if (append) {
+    kraw_.resize({B, d});
+    vbuf_.resize({B, d});
+    k_.forward(x, B, kraw_.data());
+    v_.forward(x, B, vbuf_.data());
+  }
+  const T* q = qraw_.data();
+  const T* k_new = kraw_.data();
+  if (transforms_qk()) {
+    qk_q_.resize({B, d});
+    if (append) qk_k_.resize({B, d});
+    if (knobs_.qk_norm != QkNorm::none) {
+      q_norm_.forward(qraw_.data(), B * H, qk_q_.data());
+      if (append) k_norm_.forward(kraw_.data(), B * H, qk_k_.data());
+    } else {
+      std::memcpy(qk_q_.data(), qraw_.data(), qraw_.bytes());
+      if (append) std::memcpy(qk_k_.data(), kraw_.data(), kraw_.bytes());
+    }
+    if (knobs_.rope) {  // self-attention only: both at the new token's position
+      rope_forward<T>({B, 1, H, dk, 0, pos, knobs_.rope_base}, qk_q_.data());
+      rope_forward<T>({B, 1, H, dk, 0, pos, knobs_.rope_base}, qk_k_.data());
+    }
+    if (knobs_.scale_query) {
+      const T c = static_cast<T>(knobs_.scale.resolve(dk));
+      for (T& v : qk_q_) v *= c;
+    }
+    q = qk_q_.data();
+    if (append) k_new = qk_k_.data();
+  }
+  if (append) {
+    for (int64_t b = 0; b < B; ++b) {
+      std::memcpy(cache.k.data() + (b * cache.capacity + pos) * d, k_new + b * d, d * sizeof(T));
+      std::memcpy(cache.v.data() + (b * cache.capacity + pos) * d, vbuf_.data() + b * d, d * sizeof(T));
+    }
+    cache.len = pos + 1;
+  }
+  AttentionCall call{.batch = B, .q_len = 1, .k_len = cache.len, .causal = false,
+                     .key_lengths = append ? nullptr : step.key_lengths,
+                     .bias = append ? step.bias : nullptr};
+  attention_decode_forward<T>({.batch = B, .heads = H, .head_dim = dk, .k_len = cache.len,
+                               .capacity = cache.capacity},
+                              kernel_options(call), q, cache.k.data(), cache.v.data(),
+                              append ? nullptr : step.sequence_of_row, ctx_.data());
+  o_.forward(ctx_.data(), B, y);
+}
+
+template <class T>
 ParameterRefs<T> MultiHeadAttention<T>::parameters() {
   ParameterRefs<T> out;
   collect_parameters(out, q_, k_, v_, o_);
@@ -170,6 +274,8 @@ ParameterRefs<T> MultiHeadAttention<T>::parameters() {
   return out;
 }
 
+template struct KvCache<float>;
+template struct KvCache<double>;
 template class MultiHeadAttention<float>;
 template class MultiHeadAttention<double>;
 

@@ -7,7 +7,14 @@
 //   ctx = attention(q, k, v; c', softcap, ALiBi, bias, masks)           (kernels/attention.hpp)
 //   y = ctx Woᵀ + bo
 // Self-attention passes the same x as x_q and x_kv and sums the two input gradients.
+//
+// Incremental decoding (forward only): forward_step takes one new token per sequence, appends its
+// k and v (after QK-norm and RoPE at the token's position) to a KvCache and attends over the cache;
+// cross-attention projects the encoder memory into a KvCache once (project_memory) and each step
+// only projects q. The logits are those of forward's last query row (kernels/attention_decode.hpp).
 #pragma once
+#include <vector>
+
 #include "scalelab/nn/linear.hpp"
 #include "scalelab/nn/norm.hpp"
 #include "scalelab/nn/options.hpp"
@@ -23,6 +30,27 @@ struct AttentionCall {
   void* dbias = nullptr;                 // T* accumulates the bias gradient (+=), or null
 };
 
+// The keys and values one attention module has seen, for incremental decoding.
+template <class T>
+struct KvCache {
+  Tensor<T> k, v;  // [sequences, capacity, d]: k after QK-norm and RoPE, v as projected
+  int64_t sequences = 0, capacity = 0, len = 0;  // len: positions filled in every sequence
+  void reset(int64_t sequences, int64_t capacity, int64_t d);
+  // Sequence r becomes the old sequence rows[r] (positions [0, len)); rows.size() sequences after.
+  void gather(const std::vector<int64_t>& rows);
+
+ private:
+  Tensor<T> spare_k_, spare_v_;  // the gather's destination, swapped in (no allocation per step)
+};
+
+// One cached step: `batch` rows, one new token each.
+struct AttentionStep {
+  int64_t batch = 0;
+  const int64_t* sequence_of_row = nullptr;  // cross: the memory sequence each row reads, or null
+  const int32_t* key_lengths = nullptr;      // cross: [batch] true memory lengths, or null
+  const void* bias = nullptr;                // self: const T* [heads, len + 1] additive (T5), or null
+};
+
 template <class T>
 class MultiHeadAttention {
  public:
@@ -33,6 +61,13 @@ class MultiHeadAttention {
   void forward(const AttentionCall& call, const T* x_q, const T* x_kv, T* y);
   // dy: [batch*q_len, d]. dx_q and dx_kv are accumulated into (+=); they may alias (self-attention).
   void backward(const T* dy, T* dx_q, T* dx_kv);
+
+  // Cross-attention: cache k, v of memory [sequences*len, d] (capacity = len = len).
+  void project_memory(const T* memory, int64_t sequences, int64_t len, KvCache<T>& cache);
+  // x: [batch, d] new tokens, y: [batch, d]. Self-attention (append = true) writes the tokens' k, v
+  // at position cache.len of each row's sequence (row b is sequence b) and then attends over
+  // [0, len + 1); cross-attention (append = false) attends over the cached memory.
+  void forward_step(const AttentionStep& step, const T* x, KvCache<T>& cache, bool append, T* y);
 
   ParameterRefs<T> parameters();
   Linear<T>& q_proj() { return q_; }

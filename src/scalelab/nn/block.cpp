@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "scalelab/core/error.hpp"
+
 namespace scalelab {
 
 template <class T>
@@ -41,6 +43,20 @@ const char* Block<T>::stage_name(int i) const {
 template <class T>
 void Block<T>::run(Stage& s, const T* f_input, T* f_output) {
   const BlockCall& c = call_;
+  if (step_cache_) {  // cached decoding: one token per row against the layer's cache
+    switch (s.kind) {
+      case Kind::self_attn:
+        self_attn_.forward_step({.batch = c.batch, .bias = c.self_bias}, f_input, step_cache_->self,
+                                /*append=*/true, f_output);
+        return;
+      case Kind::cross_attn:
+        cross_attn_.forward_step({.batch = c.batch, .sequence_of_row = c.memory_sequence_of_row,
+                                  .key_lengths = c.memory_lengths},
+                                 f_input, step_cache_->cross, /*append=*/false, f_output);
+        return;
+      case Kind::ffn: break;
+    }
+  }
   switch (s.kind) {
     case Kind::self_attn:
       self_attn_.forward({c.batch, c.len, c.len, c.causal, c.lengths, c.self_bias, c.self_dbias},
@@ -106,6 +122,28 @@ const Tensor<T>& Block<T>::forward(const BlockCall& call, const T* x) {
     in = s.out.data();
   }
   return stages_.back().out;
+}
+
+template <class T>
+const Tensor<T>& Block<T>::forward_step(const BlockCall& call, const T* x, BlockCache<T>& cache) {
+  SL_CHECK(call.len == 1 && !call.training && !call.rounding,
+           "Block::forward_step: one token per row, evaluation only (len = ", call.len, ")");
+  step_cache_ = &cache;
+  const Tensor<T>* out = nullptr;
+  try {
+    out = &forward(call, x);
+  } catch (...) {
+    step_cache_ = nullptr;
+    throw;
+  }
+  step_cache_ = nullptr;
+  return *out;
+}
+
+template <class T>
+void Block<T>::cache_memory(const T* memory, int64_t sequences, int64_t len, BlockCache<T>& cache) {
+  SL_CHECK(has_cross_, "Block::cache_memory: this block has no cross-attention");
+  cross_attn_.project_memory(memory, sequences, len, cache.cross);
 }
 
 // Accumulates f's input gradient into dinput (+=) given df, the gradient of f's output.

@@ -7,6 +7,9 @@
 //   sandwich (Gemma 2):  x' = x + D_i(N'_i(f(N_i(x))))
 // Names: <name>.self_attn, <name>.cross_attn, <name>.ffn, <name>.norm1..norm3 in that order, and
 // <name>.post_norm1..3 for the sandwich's second norms.
+//
+// Incremental decoding: forward_step runs the same wiring on one new token per row (call.len = 1),
+// with the attentions reading and extending a BlockCache instead of seeing the whole prefix.
 #pragma once
 #include <vector>
 
@@ -30,6 +33,15 @@ struct BlockCall {
   bool training = false;
   Rng* rng = nullptr;                    // dropout masks (needed when training)
   const TensorRounding* rounding = nullptr;  // bf16/f16 training emulation (nn/rounding.hpp), or null
+  // forward_step only: the memory sequence each row reads from its BlockCache::cross, or null.
+  const int64_t* memory_sequence_of_row = nullptr;
+};
+
+// What a decoder layer keeps between cached steps.
+template <class T>
+struct BlockCache {
+  KvCache<T> self;   // the self-attention's keys and values of the positions so far
+  KvCache<T> cross;  // the cross-attention's keys and values of the encoder memory
 };
 
 template <class T>
@@ -43,6 +55,13 @@ class Block {
   // dy: gradient of the output. Returns the gradient of x; accumulates into dmemory (+=), which
   // may be null for a block without cross-attention.
   const Tensor<T>& backward(const T* dy, T* dmemory);
+
+  // Cached decoding (forward only, no dropout or rounding): x [batch, d] holds one new token per
+  // row, call.len must be 1; call.self_bias is [heads, positions so far + 1]; call.memory_lengths
+  // are per row. Returns the output rows (owned by the block); a backward is not possible after it.
+  const Tensor<T>& forward_step(const BlockCall& call, const T* x, BlockCache<T>& cache);
+  // Fills cache.cross from the encoder memory [sequences*len, d] (blocks with cross-attention).
+  void cache_memory(const T* memory, int64_t sequences, int64_t len, BlockCache<T>& cache);
 
   ParameterRefs<T> parameters();
   MultiHeadAttention<T>& self_attention() { return self_attn_; }
@@ -80,6 +99,7 @@ class Block {
   int64_t rows_ = 0;
   Tensor<T> grad_a_, grad_b_, df_, dfin_, draw_;
   T* dmemory_ = nullptr;
+  BlockCache<T>* step_cache_ = nullptr;  // set during forward_step
 };
 
 }  // namespace scalelab

@@ -63,16 +63,62 @@ double gnmt_length_penalty(int64_t length, double alpha) {
   return std::pow((5.0 + double(length)) / 6.0, alpha);
 }
 
-std::vector<std::vector<int32_t>> beam_decode(Transformer<float>& model, const Batch& batch,
-                                              const BeamOptions& options) {
-  SL_CHECK(options.beam >= 1, "beam size = ", options.beam, ": must be >= 1");
-  SL_CHECK(options.length_penalty >= 0, "length penalty = ", options.length_penalty,
-           ": must be >= 0");
-  SL_CHECK(model.config().arch == Architecture::encoder_decoder,
-           "beam search needs an encoder-decoder model");
-  const int64_t B = batch.size, K = options.beam, V = model.config().tgt_vocab;
-  const int64_t max_len = std::max<int64_t>(1, std::min<int64_t>(options.max_len,
-                                                                 model.config().max_len - 1));
+namespace {
+
+// One source's search state.
+struct SourceBeam {
+  std::vector<Hypothesis> live{Hypothesis{}};  // starts with one: <bos>
+  std::vector<Finished> finished;
+  std::vector<int64_t> parents;  // of the live hypotheses after advance(): index in the old live
+  bool done = false;
+};
+
+// Extends the live hypotheses of one source given each one's next-token logits (logits_of(k)),
+// keeps the best as in the header comment, and records each new live hypothesis' parent.
+template <class Logits>
+void advance(SourceBeam& s, int64_t K, int64_t V, bool last, double alpha, Logits logits_of,
+             std::vector<double>& logp, std::vector<Candidate>& cand) {
+  cand.clear();
+  for (int64_t k = 0; k < static_cast<int64_t>(s.live.size()); ++k) {
+    log_softmax(logits_of(k), V, logp);
+    for (int64_t v = 0; v < V; ++v) {
+      if (!emittable_token(v) || (last && v != kEosId)) continue;
+      cand.push_back({s.live[k].score + logp[v], k, static_cast<int32_t>(v)});
+    }
+  }
+  // Best first; ties to the earlier hypothesis, then the smaller token (as argmax does).
+  const size_t keep = std::min<size_t>(cand.size(), 2 * K);
+  std::partial_sort(cand.begin(), cand.begin() + keep, cand.end(),
+                    [](const Candidate& x, const Candidate& y) {
+                      if (x.score != y.score) return x.score > y.score;
+                      if (x.hyp != y.hyp) return x.hyp < y.hyp;
+                      return x.token < y.token;
+                    });
+  std::vector<Hypothesis> next;
+  s.parents.clear();
+  for (size_t r = 0; r < keep && static_cast<int64_t>(next.size()) < K; ++r) {
+    const Candidate& c = cand[r];
+    const Hypothesis& h = s.live[c.hyp];
+    if (c.token == kEosId) {
+      if (static_cast<int64_t>(r) < K) {
+        const int64_t n = static_cast<int64_t>(h.tokens.size()) + 1;
+        s.finished.push_back({h.tokens, c.score / gnmt_length_penalty(n, alpha)});
+      }
+      continue;
+    }
+    Hypothesis e{h.tokens, c.score};
+    e.tokens.push_back(c.token);
+    next.push_back(std::move(e));
+    s.parents.push_back(c.hyp);
+  }
+  s.live = std::move(next);
+  s.done = s.live.empty() || search_is_over(s.finished, s.live, K, alpha);
+}
+
+// The uncached reference: every step re-runs the decoder on each hypothesis' whole prefix.
+void search_uncached(Transformer<float>& model, const Batch& batch, int64_t K, int64_t max_len,
+                     double alpha, std::vector<SourceBeam>& beams) {
+  const int64_t B = batch.size, V = model.config().tgt_vocab;
   // Every source repeated K times: row b*K + k is hypothesis k of source b.
   std::vector<int32_t> src(B * K * batch.src_len), src_lengths(B * K);
   for (int64_t b = 0; b < B; ++b) {
@@ -86,19 +132,16 @@ std::vector<std::vector<int32_t>> beam_decode(Transformer<float>& model, const B
                 .src_lengths = src_lengths.data()};
   const ForwardMode eval{};
   model.encode(in, eval);
-
-  std::vector<std::vector<Hypothesis>> live(B, std::vector<Hypothesis>(1));  // one: <bos>
-  std::vector<std::vector<Finished>> finished(B);
-  std::vector<bool> done(B, false);
   std::vector<double> logp;
   std::vector<Candidate> cand;
   for (int64_t t = 1; t <= max_len + 1; ++t) {
     const bool last = t == max_len + 1;  // max_len tokens emitted: only <eos> may follow
-    // The decoder input: row b*K + k = <bos> + hypothesis k (rows without one repeat row 0).
+    // The decoder input: row b*K + k = <bos> + hypothesis k (rows without one repeat the last).
     std::vector<int32_t> prefix(B * K * t, kPadId);
     for (int64_t b = 0; b < B; ++b) {
       for (int64_t k = 0; k < K; ++k) {
-        const Hypothesis& h = live[b][std::min<int64_t>(k, live[b].size() - 1)];
+        const auto& live = beams[b].live;
+        const Hypothesis& h = live[std::min<int64_t>(k, live.size() - 1)];
         int32_t* row = prefix.data() + (b * K + k) * t;
         row[0] = kBosId;
         std::copy(h.tokens.begin(), h.tokens.end(), row + 1);
@@ -109,54 +152,87 @@ std::vector<std::vector<int32_t>> beam_decode(Transformer<float>& model, const B
     const Tensor<float>& logits = model.decode(in, eval);
     bool all_done = true;
     for (int64_t b = 0; b < B; ++b) {
-      if (done[b]) continue;
-      cand.clear();
-      for (int64_t k = 0; k < static_cast<int64_t>(live[b].size()); ++k) {
-        log_softmax(logits.data() + ((b * K + k) * t + t - 1) * V, V, logp);
-        for (int64_t v = 0; v < V; ++v) {
-          if (!emittable_token(v) || (last && v != kEosId)) continue;
-          cand.push_back({live[b][k].score + logp[v], k, static_cast<int32_t>(v)});
-        }
-      }
-      // Best first; ties to the earlier hypothesis, then the smaller token (as argmax does).
-      const size_t keep = std::min<size_t>(cand.size(), 2 * K);
-      std::partial_sort(cand.begin(), cand.begin() + keep, cand.end(),
-                        [](const Candidate& x, const Candidate& y) {
-                          if (x.score != y.score) return x.score > y.score;
-                          if (x.hyp != y.hyp) return x.hyp < y.hyp;
-                          return x.token < y.token;
-                        });
-      std::vector<Hypothesis> next;
-      for (size_t r = 0; r < keep && static_cast<int64_t>(next.size()) < K; ++r) {
-        const Candidate& c = cand[r];
-        const Hypothesis& h = live[b][c.hyp];
-        if (c.token == kEosId) {
-          if (static_cast<int64_t>(r) < K) {
-            const int64_t n = static_cast<int64_t>(h.tokens.size()) + 1;
-            finished[b].push_back({h.tokens, c.score / gnmt_length_penalty(n, options.length_penalty)});
-          }
-          continue;
-        }
-        Hypothesis e{h.tokens, c.score};
-        e.tokens.push_back(c.token);
-        next.push_back(std::move(e));
-      }
-      live[b] = std::move(next);
-      done[b] = live[b].empty() || search_is_over(finished[b], live[b], K, options.length_penalty);
-      all_done = all_done && done[b];
+      if (beams[b].done) continue;
+      advance(beams[b], K, V, last, alpha,
+              [&](int64_t k) { return logits.data() + ((b * K + k) * t + t - 1) * V; }, logp, cand);
+      all_done = all_done && beams[b].done;
     }
     if (all_done) break;
   }
-  std::vector<std::vector<int32_t>> out(B);
-  for (int64_t b = 0; b < B; ++b) {
-    const auto& f = finished[b];
+}
+
+// The cached search: row a*K + k of the cache is hypothesis k of the a-th source still searching
+// (rows past a source's live count repeat its last hypothesis). After each step the rows are
+// re-selected from the parents, and the sources that are done leave.
+void search_cached(Transformer<float>& model, const Batch& batch, int64_t K, int64_t max_len,
+                   double alpha, std::vector<SourceBeam>& beams) {
+  const int64_t B = batch.size, V = model.config().tgt_vocab;
+  ModelInput in{.batch = B, .src_len = batch.src_len, .tgt_len = 1, .src = batch.src.data(),
+                .src_lengths = batch.src_lengths.data()};
+  DecoderCache<float> cache;
+  model.start_decoding(in, cache, max_len + 1);  // each source encoded once
+  std::vector<int64_t> active(B), rows_from(B * K);
+  for (int64_t b = 0; b < B; ++b) active[b] = b;
+  for (int64_t r = 0; r < B * K; ++r) rows_from[r] = r / K;
+  cache.select_rows(rows_from);  // K rows per source
+  std::vector<int32_t> tokens(B * K, kBosId);
+  std::vector<double> logp;
+  std::vector<Candidate> cand;
+  for (int64_t t = 1; t <= max_len + 1; ++t) {
+    const bool last = t == max_len + 1;
+    const Tensor<float>& logits = model.decode_step(cache, tokens.data());  // [rows, V]
+    std::vector<int64_t> still;
+    rows_from.clear();
+    tokens.clear();
+    for (size_t a = 0; a < active.size(); ++a) {
+      SourceBeam& s = beams[active[a]];
+      advance(s, K, V, last, alpha,
+              [&](int64_t k) { return logits.data() + (int64_t(a) * K + k) * V; }, logp, cand);
+      if (s.done) continue;
+      still.push_back(active[a]);
+      for (int64_t k = 0; k < K; ++k) {  // the new row k continues from its parent's row
+        const int64_t j = std::min<int64_t>(k, s.live.size() - 1);
+        rows_from.push_back(int64_t(a) * K + s.parents[j]);
+        tokens.push_back(s.live[j].tokens.back());
+      }
+    }
+    if (still.empty()) break;
+    active.swap(still);
+    cache.select_rows(rows_from);
+  }
+}
+
+}  // namespace
+
+std::vector<BeamResult> beam_search(Transformer<float>& model, const Batch& batch,
+                                    const BeamOptions& options) {
+  SL_CHECK(options.beam >= 1, "beam size = ", options.beam, ": must be >= 1");
+  SL_CHECK(options.length_penalty >= 0, "length penalty = ", options.length_penalty,
+           ": must be >= 0");
+  SL_CHECK(model.config().arch == Architecture::encoder_decoder,
+           "beam search needs an encoder-decoder model");
+  const int64_t max_len = std::max<int64_t>(1, std::min<int64_t>(options.max_len,
+                                                                 model.config().max_len - 1));
+  std::vector<SourceBeam> beams(batch.size);
+  if (options.use_cache) search_cached(model, batch, options.beam, max_len, options.length_penalty, beams);
+  else search_uncached(model, batch, options.beam, max_len, options.length_penalty, beams);
+  std::vector<BeamResult> out(batch.size);
+  for (int64_t b = 0; b < batch.size; ++b) {
+    const auto& f = beams[b].finished;
     SL_CHECK(!f.empty(), "beam search: no finished hypothesis for source ", b);
     // The first of equal scores wins (the one finished earlier, i.e. ranked higher).
     size_t best = 0;
     for (size_t i = 1; i < f.size(); ++i)
       if (f[i].normalized > f[best].normalized) best = i;
-    out[b] = f[best].tokens;
+    out[b] = {f[best].tokens, f[best].normalized};
   }
+  return out;
+}
+
+std::vector<std::vector<int32_t>> beam_decode(Transformer<float>& model, const Batch& batch,
+                                              const BeamOptions& options) {
+  std::vector<std::vector<int32_t>> out;
+  for (BeamResult& r : beam_search(model, batch, options)) out.push_back(std::move(r.tokens));
   return out;
 }
 

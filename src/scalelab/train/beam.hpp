@@ -15,7 +15,10 @@
 //     score / lp(|Y|),   lp(n) = ((5 + n) / 6)^alpha     (Wu et al. 2016, GNMT, eq. 14)
 // where |Y| counts the output tokens including <eos>; alpha = 0 ranks by raw log-probability.
 // With beam = 1 this is exactly greedy decoding (the top candidate is taken; <eos> stops).
-// Like greedy_decode, the decoder is re-run on the whole prefix at each step (no cache).
+// With use_cache (the default) each step runs the cached decoder on one token per live hypothesis
+// (Transformer::decode_step): a hypothesis' cache row is copied from its parent when the beam is
+// re-selected, and sources that are done leave the batch. use_cache = false re-runs the decoder on
+// every hypothesis' whole prefix (the reference the cached path is tested against).
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -29,11 +32,20 @@ struct BeamOptions {
   int64_t beam = 5;
   double length_penalty = 0.6;  // alpha of lp(n) = ((5 + n) / 6)^alpha; 0: none
   int64_t max_len = 64;         // output tokens, <eos> excluded (capped at model max_len - 1)
+  bool use_cache = true;        // false: the uncached reference path
+};
+
+struct BeamResult {
+  std::vector<int32_t> tokens;  // the best finished hypothesis, without <bos>/<eos>
+  double score = 0;             // its normalised score: log-probability / lp(|Y|)
 };
 
 double gnmt_length_penalty(int64_t length, double alpha);
 
-// Returns, for each source of the batch (seq2seq layout), the best output without <bos>/<eos>.
+// Returns, for each source of the batch (seq2seq layout), the best output and its score.
+std::vector<BeamResult> beam_search(Transformer<float>& model, const Batch& batch,
+                                    const BeamOptions& options);
+// The tokens of beam_search's results.
 std::vector<std::vector<int32_t>> beam_decode(Transformer<float>& model, const Batch& batch,
                                               const BeamOptions& options);
 

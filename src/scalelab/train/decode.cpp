@@ -17,34 +17,46 @@ int32_t argmax_emittable(const float* z, int64_t V) {
 }
 
 std::vector<std::vector<int32_t>> greedy_decode(Transformer<float>& model, const Batch& batch,
-                                                int64_t max_len) {
+                                                int64_t max_len, bool use_cache) {
   const int64_t B = batch.size, V = model.config().tgt_vocab;
   max_len = std::min<int64_t>(max_len, model.config().max_len - 1);
   ModelInput in{.batch = B, .src_len = batch.src_len, .tgt_len = 1, .src = batch.src.data(),
                 .src_lengths = batch.src_lengths.data()};
   const ForwardMode eval{};
-  model.encode(in, eval);
+  DecoderCache<float> cache;
+  if (use_cache) model.start_decoding(in, cache, std::max<int64_t>(1, max_len));
+  else model.encode(in, eval);
   std::vector<std::vector<int32_t>> out(B);
   std::vector<bool> done(B, false);
-  std::vector<int32_t> prefix(B, kBosId);  // [B, t]
+  std::vector<int32_t> prefix(B, kBosId);  // [B, t] (uncached)
+  std::vector<int32_t> last(B, kBosId);    // [B] the newest token of each row (cached)
   for (int64_t t = 1; t <= max_len; ++t) {
-    in.tgt_len = t;
-    in.tgt = prefix.data();
-    const Tensor<float>& logits = model.decode(in, eval);
-    std::vector<int32_t> next(B * (t + 1));
+    const Tensor<float>* logits = nullptr;
+    if (use_cache) {
+      logits = &model.decode_step(cache, last.data());  // [B, V]: position t - 1
+    } else {
+      in.tgt_len = t;
+      in.tgt = prefix.data();
+      logits = &model.decode(in, eval);                 // [B*t, V]
+    }
+    std::vector<int32_t> next(use_cache ? 0 : B * (t + 1));
     bool all_done = true;
     for (int64_t b = 0; b < B; ++b) {
-      std::copy(prefix.begin() + b * t, prefix.begin() + (b + 1) * t, next.begin() + b * (t + 1));
-      const float* z = logits.data() + (b * t + t - 1) * V;
+      const float* z = logits->data() + (use_cache ? b : b * t + t - 1) * V;
       const int32_t token = argmax_emittable(z, V);
-      next[b * (t + 1) + t] = token;
+      if (use_cache) {
+        last[b] = token;
+      } else {
+        std::copy(prefix.begin() + b * t, prefix.begin() + (b + 1) * t, next.begin() + b * (t + 1));
+        next[b * (t + 1) + t] = token;
+      }
       if (!done[b]) {
         if (token == kEosId) done[b] = true;
         else out[b].push_back(token);
       }
       all_done = all_done && done[b];
     }
-    prefix.swap(next);
+    if (!use_cache) prefix.swap(next);
     if (all_done) break;
   }
   return out;

@@ -16,9 +16,10 @@ bool emittable_token(int64_t id);
 int32_t argmax_emittable(const float* logits, int64_t V);
 
 // Decodes each source of the batch, argmax over the emittable ids at every step, until <eos> or max_len tokens.
-// Returns the tokens without <bos>/<eos>. The decoder is re-run on the growing prefix (no cache).
+// Returns the tokens without <bos>/<eos>. use_cache: one cached decoder step per token
+// (Transformer::decode_step); false re-runs the decoder on the growing prefix (the reference).
 std::vector<std::vector<int32_t>> greedy_decode(Transformer<float>& model, const Batch& batch,
-                                                int64_t max_len);
+                                                int64_t max_len, bool use_cache = true);
 
 // Share of examples whose decoded output equals the reference exactly.
 double exact_match(Transformer<float>& model, const std::vector<Example>& examples,

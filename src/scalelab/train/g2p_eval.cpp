@@ -54,10 +54,10 @@ std::vector<Pronunciation> pronounce(Transformer<float>& model, const std::vecto
     const Batch batch = make_batch(examples, idx, BatchLayout::seq2seq);
     const int64_t max_len = longest + options.max_extra_len;
     const auto decoded = options.beam <= 1
-        ? greedy_decode(model, batch, max_len)
+        ? greedy_decode(model, batch, max_len, options.use_cache)
         : beam_decode(model, batch, {.beam = options.beam,
                                      .length_penalty = options.length_penalty,
-                                     .max_len = max_len});
+                                     .max_len = max_len, .use_cache = options.use_cache});
     for (const auto& ids : decoded) {
       Pronunciation p;
       for (int32_t id : ids) p.push_back(phones.token(id));

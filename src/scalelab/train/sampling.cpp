@@ -36,13 +36,25 @@ std::vector<int32_t> sample_tokens(Transformer<float>& model, const std::vector<
                                              : model.config().max_len;
   Rng rng(options.seed);
   std::vector<int32_t> text = prompt, out;
+  // Cached while the text fits the window (every token keeps its position); fed: tokens in it.
+  bool cached = options.use_cache && static_cast<int64_t>(text.size()) <= window;
+  DecoderCache<float> cache;
+  size_t fed = 0;
+  if (cached) model.start_decoding(ModelInput{.batch = 1}, cache, window);
   for (int64_t i = 0; i < options.length; ++i) {
-    const int64_t len = std::min<int64_t>(window, text.size());
-    const int32_t* start = text.data() + text.size() - len;
-    ModelInput in{.batch = 1, .tgt_len = len, .tgt = start};
-    const Tensor<float>& logits = model.forward(in, ForwardMode{});
-    const int32_t next = draw_token(logits.data() + (len - 1) * V, V, kNumSpecialTokens,
-                                    options.temperature, rng);
+    if (cached && static_cast<int64_t>(text.size()) > window) cached = false;  // sliding from here
+    const float* z = nullptr;
+    if (cached) {
+      const Tensor<float>* logits = nullptr;
+      for (; fed < text.size(); ++fed) logits = &model.decode_step(cache, &text[fed]);  // [1, V]
+      z = logits->data();
+    } else {
+      const int64_t len = std::min<int64_t>(window, text.size());
+      const int32_t* start = text.data() + text.size() - len;
+      ModelInput in{.batch = 1, .tgt_len = len, .tgt = start};
+      z = model.forward(in, ForwardMode{}).data() + (len - 1) * V;
+    }
+    const int32_t next = draw_token(z, V, kNumSpecialTokens, options.temperature, rng);
     text.push_back(next);
     out.push_back(next);
   }
