@@ -51,6 +51,40 @@ TEST(EditDistance, WerAndPerOverThreeWords) {
   EXPECT_DOUBLE_EQ(rates.per(), 5.0 / 9.0);
 }
 
+// Hand-made words with several pronunciations (as CMUdict's "(2)", "(3)" variants): a word is
+// right if the hypothesis equals ANY variant, and its PER counts the edits to the closest variant
+// over that variant's length, whichever position the variant has.
+TEST(EditDistance, MultiVariantWordsScoreAgainstTheClosestVariant) {
+  // "either": IY DH ER | AY DH ER; "tomato": T AH M EY T OW | T AH M AA T OW | T OW M EY T OW.
+  const std::vector<Phones> either = {{"IY", "DH", "ER"}, {"AY", "DH", "ER"}};
+  const std::vector<Phones> tomato = {
+      {"T", "AH", "M", "EY", "T", "OW"}, {"T", "AH", "M", "AA", "T", "OW"}, {"T", "OW", "M", "EY", "T", "OW"}};
+  // "lives": L IH V Z | L AY V Z, here with a shorter first variant L IH V.
+  const std::vector<Phones> live = {{"L", "IH", "V"}, {"L", "AY", "V", "Z"}};
+  const WordScore second = score_word(Phones{"AY", "DH", "ER"}, either);  // the second variant
+  EXPECT_TRUE(second.correct);
+  EXPECT_EQ(second.distance, 0);
+  const WordScore third = score_word(Phones{"T", "OW", "M", "EY", "T", "OW"}, tomato);
+  EXPECT_TRUE(third.correct);
+  // L AY V is 1 edit from both variants (IH -> AY; + Z): the tie goes to the first, length 3.
+  const WordScore longer = score_word(Phones{"L", "AY", "V"}, live);
+  EXPECT_FALSE(longer.correct);
+  EXPECT_EQ(longer.distance, 1);
+  EXPECT_EQ(longer.reference_length, 3);
+  // L AY V Z Z is 1 edit from the second variant and 3 from the first: the second, length 4.
+  const WordScore far = score_word(Phones{"L", "AY", "V", "Z", "Z"}, live);
+  EXPECT_EQ(far.distance, 1);
+  EXPECT_EQ(far.reference_length, 4);
+  ErrorRates rates;
+  for (const WordScore& w : {second, third, longer, far}) rates.add(w);
+  EXPECT_EQ(rates.words, 4);
+  EXPECT_EQ(rates.wrong_words, 2);
+  EXPECT_EQ(rates.edits, 2);
+  EXPECT_EQ(rates.reference_tokens, 3 + 6 + 3 + 4);
+  EXPECT_DOUBLE_EQ(rates.wer(), 0.5);
+  EXPECT_DOUBLE_EQ(rates.per(), 2.0 / 16.0);
+}
+
 TEST(EditDistance, RatesOverNothingAreErrors) {
   ErrorRates empty;
   EXPECT_THROW(empty.wer(), Error);

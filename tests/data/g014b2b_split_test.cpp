@@ -227,6 +227,28 @@ TEST(TaskG014b2b, ConfigRoundTripsThroughJson) {
   EXPECT_FALSE(h.contains("g014b2b_dir"));
 }
 
+// The shipped files themselves, read without the loader: their sha256, line and word counts, and
+// no word of the test file in the train file (so none in train or valid, which are carved from it).
+TEST(G014b2bFiles, ShippedFilesHaveTheirChecksumsCountsAndDisjointWords) {
+  const std::string dir = default_g014b2b_dir();
+  const std::string train = dir + "/" + kG014b2bTrainFile, test = dir + "/" + kG014b2bTestFile;
+  EXPECT_EQ(sha256_file(train), kG014b2bTrainSha256);
+  EXPECT_EQ(sha256_file(test), kG014b2bTestSha256);
+  const auto train_words = lines_per_word(train), test_words = lines_per_word(test);
+  auto lines = [](const std::map<std::string, size_t>& m) {
+    size_t n = 0;
+    for (const auto& [w, count] : m) n += count;
+    return n;
+  };
+  EXPECT_EQ(lines(train_words), 113438u);
+  EXPECT_EQ(lines(test_words), 12753u);
+  EXPECT_EQ(train_words.size(), 106837u);
+  EXPECT_EQ(test_words.size(), 12000u);
+  size_t shared = 0;
+  for (const auto& [w, count] : test_words) shared += train_words.count(w);
+  EXPECT_EQ(shared, 0u) << "test words found in the train file";
+}
+
 TEST(TaskG014b2b, RealSplitLoadsWithItsChecksumsAndSlices) {
   const DataConfig full = parse(Json{{"task", "cmudict"}, {"split", "g014b2b"}});
   const TaskData d = load_task(full);
