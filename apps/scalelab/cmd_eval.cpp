@@ -93,7 +93,7 @@ void add_eval(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--length-penalty", a->length_penalty,
                   "G2P: alpha of the GNMT length penalty ((5+n)/6)^alpha (0 = none)")
-      ->check(CLI::Range(0.0, 10.0))
+      ->check(finite_range(0.0, 10.0))
       ->capture_default_str();
   cmd->add_option("--limit", a->limit, "score only the first N words / windows / examples (0 = all)")
       ->check(CLI::NonNegativeNumber)

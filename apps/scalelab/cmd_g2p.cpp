@@ -69,7 +69,7 @@ void add_g2p(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--length-penalty", a->length_penalty,
                   "alpha of the GNMT length penalty ((5+n)/6)^alpha (0 = none)")
-      ->check(CLI::Range(0.0, 10.0))
+      ->check(finite_range(0.0, 10.0))
       ->capture_default_str();
   cmd->add_option("words", a->words, "words to pronounce (none: read stdin)");
   cmd->add_flag("--no-cache", a->no_cache,

@@ -93,7 +93,7 @@ void add_gradients(CLI::App& app) {
       "Write logits, the loss and every parameter's gradient for given ids and targets (no dropout)");
   add_common(cmd, *a);
   cmd->add_option("--target", a->target, "target ids, .npy [batch, tgt_len], 0 = <pad> (ignored)")->required();
-  cmd->add_option("--label-smoothing", a->label_smoothing, "label smoothing of the loss")->check(CLI::Range(0.0, 0.999));
+  cmd->add_option("--label-smoothing", a->label_smoothing, "label smoothing of the loss")->check(finite_range(0.0, 0.999));
   cmd->add_option("--out,-o", a->out, "where to write: safetensors with logits, loss and grad.<name>")->required();
   cmd->callback([a] {
     refuse_overwrite(*a);

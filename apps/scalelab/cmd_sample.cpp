@@ -50,7 +50,7 @@ void add_sample(CLI::App& app) {
   cmd->add_option("--prompt,-p", a->prompt, "text to continue")->capture_default_str();
   cmd->add_option("--temperature,-t", a->temperature,
                   "softmax temperature (0 = always the most likely character)")
-      ->check(CLI::Range(0.0, 100.0))
+      ->check(finite_range(0.0, 100.0))
       ->capture_default_str();
   cmd->add_option("--length,-n", a->length, "characters to generate")
       ->check(CLI::Range(int64_t{0}, int64_t{100000}))

@@ -8,6 +8,20 @@ namespace scalelab::cli {
 // stopped by SIGINT / SIGTERM: 128 + the signal number, as a shell reports it).
 inline int exit_status = 0;
 
+// A float option in [lo, hi]. CLI::Range lets nan through (every comparison with it is false);
+// this one refuses nan and inf too, naming the value.
+inline CLI::Validator finite_range(double lo, double hi) {
+  return CLI::Validator(
+      [lo, hi](std::string& text) -> std::string {
+        double v = 0;
+        if (!CLI::detail::lexical_cast(text, v)) return "Value " + text + " is not a number";
+        if (!(v >= lo && v <= hi))  // false for nan
+          return "Value " + text + " not in range " + std::to_string(lo) + " to " + std::to_string(hi);
+        return std::string();
+      },
+      "FLOAT in [" + std::to_string(lo) + " - " + std::to_string(hi) + "]");
+}
+
 void add_train(CLI::App& app);
 void add_init(CLI::App& app);
 void add_logits(CLI::App& app);

@@ -1,5 +1,6 @@
 // scalelab: every scale in a Transformer is a knob; this is the command line.
 #include <iostream>
+#include <new>
 
 #include "commands.hpp"
 #include "scalelab/core/error.hpp"
@@ -35,7 +36,14 @@ int main(int argc, char** argv) {
   } catch (const scalelab::Error& e) {
     std::cerr << "scalelab: error: " << e.what() << "\n";
     return 1;
+  } catch (const std::bad_alloc&) {
+    // Sizes are checked before allocation (config limits, file sizes); this is what is left:
+    // a model or batch that passes the checks but not the machine's free memory.
+    std::cerr << "scalelab: error: out of memory (std::bad_alloc): reduce the model, batch or data sizes\n";
+    return 1;
   } catch (const std::exception& e) {
+    // The catch-all: every known bad input has its own message (docs/robustness.md); whatever
+    // escapes still ends as one line and a non-zero exit, never an abort.
     std::cerr << "scalelab: error: " << e.what() << "\n";
     return 1;
   }

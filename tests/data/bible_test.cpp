@@ -5,6 +5,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <set>
 
 #include "scalelab/core/error.hpp"
@@ -101,6 +102,34 @@ TEST(Kjv, CacheFileIsWrittenThenReused) {
   const auto second = load_kjv_books({"/nonexistent/bible", cache_dir.string()});
   ASSERT_EQ(second.size(), first.size());
   EXPECT_EQ(second[42].text, first[42].text);
+  std::filesystem::remove_all(cache_dir);
+}
+
+TEST(Kjv, ACorruptedCacheIsRefusedAndAnUncheckedOneRebuilt) {
+  if (!bible_program_available()) GTEST_SKIP() << "the bible program (bible-kjv) is not installed";
+  const auto cache_dir = std::filesystem::temp_directory_path() /
+                         ("scalelab-kjv-corrupt-test-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(cache_dir);
+  const auto cache = cache_dir / "kjv-bible-f.txt";
+  const auto good = load_kjv_books({"bible", cache_dir.string()});
+  ASSERT_TRUE(std::filesystem::is_regular_file(cache.string() + ".sha256"));
+  {  // one byte changed in a verse: still parses, would add '#' to the vocabulary
+    std::fstream f(cache, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(1000);
+    f.put('#');
+  }
+  try {
+    load_kjv_books({"/nonexistent/bible", cache_dir.string()});
+    ADD_FAILURE() << "a corrupted cache was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("fails its checksum"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(cache.string()), std::string::npos) << e.what();
+  }
+  // Without its checksum (an older scalelab's cache) it is rebuilt from the program.
+  std::filesystem::remove(cache.string() + ".sha256");
+  const auto rebuilt = load_kjv_books({"bible", cache_dir.string()});
+  EXPECT_EQ(rebuilt[0].text, good[0].text);
+  EXPECT_TRUE(std::filesystem::is_regular_file(cache.string() + ".sha256"));
   std::filesystem::remove_all(cache_dir);
 }
 

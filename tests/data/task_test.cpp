@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <set>
 
 #include "data/fixture_path.hpp"
@@ -20,6 +21,15 @@ std::string error_of(const Json& j) {
     return e.what();
   }
   return "";
+}
+
+std::string error_of_load(const DataConfig& c) {
+  try {
+    load_task(c);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "(no error)";
 }
 
 TEST(Task, SyntheticDefaultsStillWork) {
@@ -87,6 +97,33 @@ TEST(Task, MissingDictionaryNamesThePackage) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("pocketsphinx-en-us"), std::string::npos) << e.what();
   }
+}
+
+TEST(Task, ADictionaryPathThatIsADirectoryIsNamedAsSuch) {
+  const DataConfig c = parse(Json{{"task", "cmudict"}, {"path", std::filesystem::temp_directory_path().string()}});
+  const std::string message = error_of_load(c);
+  EXPECT_NE(message.find("is a directory"), std::string::npos) << message;
+  EXPECT_EQ(message.find("not found"), std::string::npos) << message;
+}
+
+TEST(Task, AnEmptySplitIsAnErrorNotAPerfectScore) {
+  // Both words hash to the training side: the validation split is empty (it used to report a
+  // valid loss of 0 nats).
+  const auto path = std::filesystem::temp_directory_path() / ("scalelab-two-words-" + std::to_string(::getpid()) + ".dict");
+  std::ofstream(path) << "cat K AE1 T\ndog D AO1 G\n";
+  const std::string message = error_of_load(parse(Json{{"task", "cmudict"}, {"path", path.string()}}));
+  std::filesystem::remove(path);
+  EXPECT_EQ(message, "data: the validation split is empty (data.path = " + path.string() +
+                         ": too few words for a validation split)");
+}
+
+TEST(Task, AnEmptyKjvValidationSplitNamesItsKeys) {
+  if (std::system("command -v bible > /dev/null 2>&1") != 0)
+    GTEST_SKIP() << "the bible program (bible-kjv) is not installed";
+  const std::string message = error_of_load(
+      parse(Json{{"task", "kjv"}, {"context", 32}, {"max_train_chars", 1000}, {"max_eval_chars", 1}}));
+  EXPECT_NE(message.find("data: the validation split is empty (data.max_eval_chars = 1, data.context = 32)"),
+            std::string::npos) << message;
 }
 
 TEST(Task, MissingBibleProgramNamesThePackages) {

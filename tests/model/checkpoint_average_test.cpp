@@ -43,10 +43,12 @@ class CheckpointAverage : public ::testing::Test {
     Rng rng(seed);
     for (Parameter<float>* p : model.parameters())
       for (float& w : p->value) w = float(rng.normal());
-    Tensor<float> moment({3});
+    // The moment of a real parameter (a tensor that matches no parameter is refused on load).
+    Parameter<float>* first = model.parameters().front();
+    Tensor<float> moment(first->value.shape());
     moment.fill(7.0f);
     save_checkpoint(path(name), model, Json{{"model", model_config_to_json(config)}}, step,
-                    {.tensors = {{"optimizer.m.fake", moment.shape(), moment.data()}}});
+                    {.tensors = {{"optimizer.m." + first->name, moment.shape(), moment.data()}}});
     return path(name);
   }
 
@@ -78,7 +80,7 @@ TEST_F(CheckpointAverage, IsTheElementwiseMeanAndKeepsTheNewestStep) {
   save_averaged_checkpoint(path("avg"), averaged);
   const Checkpoint back = read_checkpoint(path("avg"));
   EXPECT_EQ(back.step, 500);
-  EXPECT_EQ(back.file.tensors.count("optimizer.m.fake"), 0u);
+  for (const auto& [name, t] : back.file.tensors) EXPECT_NE(name.rfind("optimizer.", 0), 0u) << name;
   const Json from = Json::parse(back.file.metadata.at("averaged_from"));
   ASSERT_EQ(from.size(), 3u);
   EXPECT_EQ(from[1]["path"], sources[1]);

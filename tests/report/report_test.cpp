@@ -24,7 +24,7 @@ namespace fs = std::filesystem;
 fs::path fixture_ledger() {
   if (const char* source = std::getenv("SCALELAB_SOURCE"))
     return fs::path(source) / "tests/report/fixtures/ledger";
-  return fs::path(__FILE__).parent_path() / "fixtures/ledger";
+  return fs::path(SCALELAB_TEST_SOURCE_DIR) / "tests/report/fixtures/ledger";  // see data/fixture_path.hpp
 }
 
 fs::path scratch_root() {

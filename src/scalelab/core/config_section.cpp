@@ -1,6 +1,7 @@
 #include "scalelab/core/config_section.hpp"
 
 #include <cmath>
+#include <cstdint>
 
 #include "scalelab/core/error.hpp"
 
@@ -9,7 +10,7 @@ namespace scalelab {
 ConfigSection::ConfigSection(const Json* section, std::string path)
     : section_(section), path_(std::move(path)) {
   if (section_ && !section_->is_object()) {
-    throw_error(path_, " must be a table (a [", path_, "] section), got ", section_->dump());
+    throw_error(path_, " must be a table (a [", path_, "] section), got ", value_text(*section_));
   }
 }
 
@@ -17,8 +18,28 @@ bool ConfigSection::has(const std::string& key) const {
   return section_ && section_->contains(key);
 }
 
+std::string number_text(double value) {
+  if (std::isnan(value)) return "nan";
+  if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
+  return Json(value).dump();
+}
+
+std::string value_text(const Json& value) {
+  if (value.is_number_float()) return number_text(value.get<double>());
+  if (value.is_array() || value.is_object()) {  // nested: dump, but with the non-finite spelt out
+    std::string out = value.is_array() ? "[" : "{";
+    for (auto it = value.begin(); it != value.end(); ++it) {
+      if (it != value.begin()) out += ",";
+      if (value.is_object()) out += Json(it.key()).dump() + ":";
+      out += value_text(*it);
+    }
+    return out + (value.is_array() ? "]" : "}");
+  }
+  return value.dump();
+}
+
 void ConfigSection::fail(const std::string& key, const std::string& problem) const {
-  const std::string value = has(key) ? section_->at(key).dump() : "(missing)";
+  const std::string value = has(key) ? value_text(section_->at(key)) : "(missing)";
   config_error(full_key(key), value, problem);
 }
 
@@ -30,18 +51,32 @@ int64_t ConfigSection::get_int(const std::string& key, int64_t fallback) {
   read_.insert(key);
   if (!has(key)) return fallback;
   const Json& v = section_->at(key);
+  if (v.is_number_unsigned() && v.get<uint64_t>() > uint64_t(INT64_MAX))
+    fail(key, "expected an integer below 2^63");
   if (v.is_number_integer()) return v.get<int64_t>();
-  if (v.is_number_float() && std::floor(v.get<double>()) == v.get<double>())
-    return static_cast<int64_t>(v.get<double>());
+  if (v.is_number_float()) {
+    const double d = v.get<double>();
+    constexpr double kExact = 9007199254740992.0;  // 2^53: beyond it a double is not an exact integer
+    if (std::isfinite(d) && std::floor(d) == d && std::fabs(d) <= kExact) return static_cast<int64_t>(d);
+    if (std::isfinite(d) && std::floor(d) == d) fail(key, "expected an integer within +-2^53");
+  }
   fail(key, "expected an integer");
+}
+
+int64_t ConfigSection::get_int_in(const std::string& key, int64_t fallback, int64_t lo, int64_t hi) {
+  const int64_t v = get_int(key, fallback);
+  if (v < lo || v > hi)
+    fail(key, "must be in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+  return v;
 }
 
 double ConfigSection::get_double(const std::string& key, double fallback) {
   read_.insert(key);
   if (!has(key)) return fallback;
   const Json& v = section_->at(key);
-  if (v.is_number()) return v.get<double>();
-  fail(key, "expected a number");
+  if (!v.is_number()) fail(key, "expected a number");
+  if (!std::isfinite(v.get<double>())) fail(key, "must be a finite number");
+  return v.get<double>();
 }
 
 bool ConfigSection::get_bool(const std::string& key, bool fallback) {

@@ -24,7 +24,12 @@ class ConfigSection {
   ConfigSection(const Json* section, std::string path);
 
   bool has(const std::string& key) const;
+  // Integers: a float with an integral value is accepted, one beyond +-2^53 (not exact) is not.
   int64_t get_int(const std::string& key, int64_t fallback);
+  // An integer in [lo, hi]; the bound keeps every size product far from int64 overflow and
+  // turns an absurd size into an error naming the key instead of a failed allocation.
+  int64_t get_int_in(const std::string& key, int64_t fallback, int64_t lo, int64_t hi);
+  // Every number must be finite: nan / inf are errors naming the key (no knob means "infinite").
   double get_double(const std::string& key, double fallback);
   bool get_bool(const std::string& key, bool fallback);
   std::string get_string(const std::string& key, const std::string& fallback);
@@ -46,6 +51,11 @@ class ConfigSection {
   std::string path_;
   std::set<std::string> read_;
 };
+
+// A value as the user would write it: JSON, except that non-finite floats print as nan / inf / -inf
+// (JSON has no spelling for them and nlohmann prints null, which hides the problem).
+std::string value_text(const Json& value);
+std::string number_text(double value);
 
 // Throws Error with "key = value: problem" for checks after reading (ranges, divisibility).
 [[noreturn]] void config_error(const std::string& key, const std::string& value,

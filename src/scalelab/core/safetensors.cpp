@@ -1,9 +1,12 @@
 #include "scalelab/core/safetensors.hpp"
 
+#include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -14,10 +17,43 @@ namespace scalelab {
 namespace {
 
 std::string read_all(const std::string& path) {
+  // A directory opens as a stream on Linux and fails only on the first read, with a library
+  // message ("basic_filebuf::underflow"): name it first.
+  std::error_code ec;
+  SL_CHECK(!std::filesystem::is_directory(path, ec), "cannot read ", path, ": it is a directory");
   std::ifstream in(path, std::ios::binary);
-  SL_CHECK(in, "cannot open ", path, ": ", (std::filesystem::exists(path) ? "not readable" : "no such file"));
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  SL_CHECK(in, "cannot open ", path, ": ", (std::filesystem::exists(path, ec) ? "not readable" : "no such file"));
+  std::ostringstream content;
+  content << in.rdbuf();
+  SL_CHECK(!in.bad(), "cannot read ", path, ": read error");
+  return content.str();
 }
+
+// A JSON integer >= 0 (not a float, not negative); false otherwise.
+bool get_count(const nlohmann::json& j, uint64_t& out) {
+  if (!j.is_number_unsigned() && !(j.is_number_integer() && j.get<int64_t>() >= 0)) return false;
+  out = j.get<uint64_t>();
+  return true;
+}
+
+// The product of `shape`, or false if it exceeds `limit` (checked before any multiplication
+// could overflow, so a forged shape never reaches an allocation).
+bool numel_within(const Shape& shape, uint64_t limit, uint64_t& numel) {
+  numel = 1;
+  for (int64_t d : shape)
+    if (d == 0) { numel = 0; return true; }
+  for (int64_t d : shape) {
+    if (uint64_t(d) > limit / numel) return false;
+    numel *= uint64_t(d);
+  }
+  return true;
+}
+
+struct TensorEntry {
+  std::string name;
+  Shape shape;
+  uint64_t begin = 0, end = 0;
+};
 
 }  // namespace
 
@@ -44,6 +80,9 @@ void write_safetensors(const std::string& path, const std::vector<TensorRef>& te
   write_file_atomically(path, parts);
 }
 
+// Strict, like the reference implementation: every tensor's offsets are integers, F32-aligned,
+// consistent with its shape, and the tensors tile the data section exactly (no overlap, no gap,
+// no trailing bytes). Every problem is one Error naming the file (and the tensor).
 SafetensorsFile read_safetensors(const std::string& path) {
   const std::string bytes = read_all(path);
   SL_CHECK(bytes.size() >= 8, path, ": truncated (", bytes.size(), " bytes, no header)");
@@ -54,31 +93,79 @@ SafetensorsFile read_safetensors(const std::string& path) {
   nlohmann::json header;
   try {
     header = nlohmann::json::parse(bytes.substr(8, n));
-  } catch (const std::exception& e) {
-    throw_error(path, ": bad safetensors header: ", e.what());
+  } catch (const nlohmann::json::parse_error& e) {
+    throw_error(path, ": bad safetensors header: not valid JSON (at byte ", e.byte, " of ", n, ")");
   }
+  SL_CHECK(header.is_object(), path, ": bad safetensors header: a JSON ", header.type_name(),
+           ", expected an object of tensors");
   SafetensorsFile file;
-  const size_t data_size = bytes.size() - 8 - n;
+  const uint64_t data_size = bytes.size() - 8 - n;
   const char* data = bytes.data() + 8 + n;
+  std::vector<TensorEntry> entries;
   for (auto it = header.begin(); it != header.end(); ++it) {
-    if (it.key() == "__metadata__") {
-      for (auto m = it->begin(); m != it->end(); ++m) file.metadata[m.key()] = m->get<std::string>();
+    const std::string& name = it.key();
+    if (name == "__metadata__") {
+      SL_CHECK(it->is_object(), path, ": __metadata__ is a JSON ", it->type_name(), ", expected an object");
+      for (auto m = it->begin(); m != it->end(); ++m) {
+        SL_CHECK(m->is_string(), path, ": __metadata__ value ", m.key(), " is a JSON ",
+                 m->type_name(), ", expected a string");
+        file.metadata[m.key()] = m->get<std::string>();
+      }
       continue;
     }
     const auto& info = *it;
-    SL_CHECK(info.value("dtype", "") == "F32", path, ": tensor ", it.key(), " has dtype ",
-             info.value("dtype", "?"), "; only F32 is supported");
-    const Shape shape = info.at("shape").get<Shape>();
-    const size_t begin = info.at("data_offsets").at(0).get<size_t>();
-    const size_t end = info.at("data_offsets").at(1).get<size_t>();
-    SL_CHECK(end >= begin && end - begin == shape_numel(shape) * sizeof(float), path, ": tensor ",
-             it.key(), " has offsets [", begin, ", ", end, ") that do not match shape ",
-             shape_str(shape));
-    SL_CHECK(end <= data_size, path, ": truncated (tensor ", it.key(), " ends at byte ", end,
+    SL_CHECK(info.is_object(), path, ": tensor ", name, ": a JSON ", info.type_name(), ", expected an object");
+    const auto dtype = info.find("dtype");
+    SL_CHECK(dtype != info.end() && dtype->is_string() && *dtype == "F32", path, ": tensor ", name,
+             " has dtype ", dtype == info.end() ? "(missing)" : dtype->dump(), "; only F32 is supported");
+    TensorEntry e{name, {}, 0, 0};
+    const auto shape = info.find("shape");
+    SL_CHECK(shape != info.end() && shape->is_array(), path, ": tensor ", name,
+             " has no shape (expected an array of integers >= 0)");
+    for (const auto& d : *shape) {
+      uint64_t v = 0;
+      SL_CHECK(get_count(d, v) && v <= uint64_t(INT64_MAX), path, ": tensor ", name, " has shape ",
+               shape->dump(), "; dimensions must be integers >= 0");
+      e.shape.push_back(int64_t(v));
+    }
+    const auto offsets = info.find("data_offsets");
+    SL_CHECK(offsets != info.end() && offsets->is_array() && offsets->size() == 2 &&
+                 get_count((*offsets)[0], e.begin) && get_count((*offsets)[1], e.end),
+             path, ": tensor ", name, " has data_offsets ",
+             offsets == info.end() ? "(missing)" : offsets->dump(), "; expected [begin, end], integers >= 0");
+    uint64_t numel = 0;
+    SL_CHECK(numel_within(e.shape, data_size / sizeof(float), numel), path, ": truncated (tensor ",
+             name, " of shape ", shape_str(e.shape), " needs more than the ", data_size, "-byte data section)");
+    SL_CHECK(e.end >= e.begin && e.end - e.begin == numel * sizeof(float), path, ": tensor ", name,
+             " has offsets [", e.begin, ", ", e.end, ") that do not match shape ", shape_str(e.shape));
+    SL_CHECK(e.end <= data_size, path, ": truncated (tensor ", name, " ends at byte ", e.end,
              " of a ", data_size, "-byte data section)");
-    Tensor<float> t(shape);
-    if (t.numel()) std::memcpy(t.data(), data + begin, end - begin);
-    file.tensors.emplace(it.key(), std::move(t));
+    SL_CHECK(e.begin % sizeof(float) == 0, path, ": tensor ", name, " starts at byte ", e.begin,
+             ", not a multiple of 4 (F32 data must be aligned)");
+    entries.push_back(std::move(e));
+  }
+  // The tensors must tile the data section: sorted by offset, each starts where the last ended.
+  std::vector<const TensorEntry*> order;
+  for (const auto& e : entries) order.push_back(&e);
+  std::stable_sort(order.begin(), order.end(), [](const TensorEntry* a, const TensorEntry* b) {
+    return a->begin != b->begin ? a->begin < b->begin : a->end < b->end;
+  });
+  uint64_t covered = 0;
+  const TensorEntry* previous = nullptr;
+  for (const TensorEntry* e : order) {
+    SL_CHECK(e->begin >= covered, path, ": tensors ", previous->name, " [", previous->begin, ", ",
+             previous->end, ") and ", e->name, " [", e->begin, ", ", e->end, ") overlap");
+    SL_CHECK(e->begin == covered, path, ": ", e->begin - covered, " unused bytes before tensor ",
+             e->name, " (at byte ", covered, " of the data section)");
+    covered = e->end;
+    previous = e;
+  }
+  SL_CHECK(covered == data_size, path, ": ", data_size - covered,
+           " trailing bytes after the last tensor (data section of ", data_size, " bytes)");
+  for (const TensorEntry& e : entries) {
+    Tensor<float> t(e.shape);
+    if (t.numel()) std::memcpy(t.data(), data + e.begin, e.end - e.begin);
+    file.tensors.emplace(e.name, std::move(t));
   }
   return file;
 }
@@ -102,46 +189,94 @@ void write_npy(const std::string& path, const Shape& shape, const float* data) {
   write_file_atomically(path, std::vector<std::string_view>{head, values});
 }
 
+namespace {
+
+// The value text of `key` in a .npy header dict ("{'descr': '<i8', 'fortran_order': False,
+// 'shape': (3, 4), }"), up to the next top-level comma; empty if the key is absent.
+std::string npy_field(const std::string& header, const std::string& key) {
+  const size_t at = header.find("'" + key + "':");
+  if (at == std::string::npos) return {};
+  size_t i = at + key.size() + 3;
+  while (i < header.size() && header[i] == ' ') ++i;
+  const size_t from = i;
+  if (i < header.size() && header[i] == '(') i = header.find(')', i);
+  else if (i < header.size() && header[i] == '\'') i = header.find('\'', i + 1);
+  else {
+    const size_t stop = header.find_first_of(",}", i);
+    if (stop == std::string::npos || stop == from) return {};
+    i = header.find_last_not_of(' ', stop - 1);
+  }
+  return i == std::string::npos || i < from ? std::string() : header.substr(from, i - from + 1);
+}
+
+// "(2, 5)", "(7,)", "()": every item all digits; anything else is an error naming the text.
+Shape parse_npy_shape(const std::string& path, const std::string& text) {
+  SL_CHECK(text.size() >= 2 && text.front() == '(' && text.back() == ')', path,
+           ": bad .npy header: shape ", text.empty() ? "(missing)" : text, " is not a tuple");
+  Shape shape;
+  const std::string inner = text.substr(1, text.size() - 2);
+  size_t pos = 0;
+  while (pos <= inner.size()) {
+    const size_t comma = std::min(inner.find(',', pos), inner.size());
+    std::string item = inner.substr(pos, comma - pos);
+    item.erase(0, item.find_first_not_of(' '));
+    item.erase(item.find_last_not_of(' ') + 1);
+    const bool last = comma == inner.size();
+    if (item.empty() && last && (shape.size() >= 1 || inner.find_first_not_of(' ') == std::string::npos)) break;
+    SL_CHECK(!item.empty() && item.size() <= 18 && item.find_first_not_of("0123456789") == std::string::npos,
+             path, ": bad .npy header: shape ", text, " (each dimension must be an integer >= 0)");
+    shape.push_back(std::stoll(item));  // at most 18 digits: fits
+    if (last) break;
+    pos = comma + 1;
+  }
+  return shape;
+}
+
+}  // namespace
+
 std::vector<int32_t> read_npy_int(const std::string& path, Shape& shape) {
   const std::string bytes = read_all(path);
-  SL_CHECK(bytes.size() >= 10 && bytes.compare(0, 6, "\x93NUMPY") == 0, path, ": not a .npy file");
-  const int major = bytes[6];
+  SL_CHECK(bytes.size() >= 10 && bytes.compare(0, 6, "\x93NUMPY") == 0, path,
+           ": not a .npy file (no \\x93NUMPY magic)");
+  const int major = static_cast<unsigned char>(bytes[6]);
+  SL_CHECK(major >= 1 && major <= 3, path, ": .npy format version ", major, " is not supported");
   const size_t len_bytes = major == 1 ? 2 : 4;
+  SL_CHECK(bytes.size() >= 8 + len_bytes, path, ": truncated .npy header");
   size_t header_len = 0;
   for (size_t i = 0; i < len_bytes; ++i)
     header_len |= size_t(static_cast<unsigned char>(bytes[8 + i])) << (8 * i);
+  SL_CHECK(header_len <= bytes.size() - 8 - len_bytes, path, ": truncated .npy header (", header_len,
+           " bytes announced, file of ", bytes.size(), ")");
   const size_t start = 8 + len_bytes + header_len;
-  SL_CHECK(start <= bytes.size(), path, ": truncated .npy header");
   const std::string header = bytes.substr(8 + len_bytes, header_len);
-  SL_CHECK(header.find("'fortran_order': False") != std::string::npos, path,
-           ": Fortran-ordered arrays are not supported");
-  const size_t descr_at = header.find("'descr': '") + 10;
-  const std::string descr = header.substr(descr_at, header.find('\'', descr_at) - descr_at);
-  shape.clear();
-  const size_t open = header.find('(', header.find("'shape'"));
-  const size_t close = header.find(')', open);
-  std::string dims = header.substr(open + 1, close - open - 1);
-  size_t pos = 0;
-  while (pos < dims.size()) {
-    const size_t comma = dims.find(',', pos);
-    const std::string item = dims.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
-    if (item.find_first_of("0123456789") != std::string::npos) shape.push_back(std::stoll(item));
-    if (comma == std::string::npos) break;
-    pos = comma + 1;
-  }
-  const int64_t n = shape_numel(shape);
+  SL_CHECK(npy_field(header, "fortran_order") == "False", path,
+           ": bad .npy header: fortran_order must be False (Fortran-ordered arrays are not supported)");
+  std::string descr = npy_field(header, "descr");
+  SL_CHECK(descr.size() >= 2, path, ": bad .npy header: no 'descr'");
+  descr = descr.substr(1, descr.size() - 2);
+  const size_t item = descr == "<i4" ? 4 : descr == "<i8" ? 8 : 0;
+  SL_CHECK(item, path, ": dtype ", descr, " is not supported (use int32 or int64: <i4, <i8)");
+  shape = parse_npy_shape(path, npy_field(header, "shape"));
+  // The size the header claims is checked against the file before anything is allocated.
+  const size_t available = bytes.size() - start;
+  uint64_t n = 0;
+  SL_CHECK(numel_within(shape, available / item, n), path, ": truncated .npy data (shape ",
+           shape_str(shape), " needs more than the ", available, " bytes present)");
+  SL_CHECK(n * item == available, path, ": ", n * item < available ? "trailing bytes in" : "truncated",
+           " .npy data (shape ", shape_str(shape), " of ", descr, " is ", n * item,
+           " bytes, the file holds ", available, ")");
   const char* data = bytes.data() + start;
   std::vector<int32_t> out(n);
-  const size_t item = descr == "<i4" ? 4 : descr == "<i8" ? 8 : 0;
-  SL_CHECK(item, path, ": dtype ", descr, " is not supported (use int32 or int64)");
-  SL_CHECK(bytes.size() - start >= n * item, path, ": truncated .npy data");
-  for (int64_t i = 0; i < n; ++i) {
-    if (item == 4) std::memcpy(&out[i], data + 4 * i, 4);
-    else {
-      int64_t v;
-      std::memcpy(&v, data + 8 * i, 8);
-      out[i] = static_cast<int32_t>(v);
+  for (uint64_t i = 0; i < n; ++i) {
+    if (item == 4) {
+      std::memcpy(&out[i], data + 4 * i, 4);
+      continue;
     }
+    int64_t v;
+    std::memcpy(&v, data + 8 * i, 8);
+    SL_CHECK(v >= INT32_MIN && v <= INT32_MAX, path, ": element ", i, " = ", v,
+             " does not fit in int32 (token ids must be < 2^31)");
+    out[i] = static_cast<int32_t>(v);
   }
   return out;
 }

@@ -29,12 +29,16 @@ struct SafetensorsFile {
 void write_safetensors(const std::string& path, const std::vector<TensorRef>& tensors,
                        const std::map<std::string, std::string>& metadata);
 
-// Throws Error naming the file and the problem (missing, truncated, bad header, unsupported dtype).
+// Throws Error naming the file and the problem (missing, a directory, truncated, bad header,
+// unsupported dtype, offsets that are not integers, unaligned, overlapping, leave gaps or
+// trailing bytes, a shape that does not match its offsets).
 SafetensorsFile read_safetensors(const std::string& path);
 
 // Writes a little-endian float32 .npy array (for comparing outputs with numpy/PyTorch), atomically.
 void write_npy(const std::string& path, const Shape& shape, const float* data);
-// Reads a .npy of int32/int64 (as int32) or float32; shape returned through `shape`.
+// Reads a little-endian int32 or int64 .npy (as int32) with a strict header; shape returned
+// through `shape`. The data size is checked against the file before allocating; an int64 value
+// outside int32, trailing bytes or a malformed header is an Error naming the file.
 std::vector<int32_t> read_npy_int(const std::string& path, Shape& shape);
 
 }  // namespace scalelab

@@ -10,7 +10,9 @@
 #include <sstream>
 #include <string_view>
 
+#include "scalelab/core/atomic_file.hpp"
 #include "scalelab/core/error.hpp"
+#include "scalelab/data/sha256.hpp"
 #include "scalelab/data/text_lm.hpp"
 
 namespace scalelab {
@@ -101,19 +103,8 @@ std::string read_file(const std::filesystem::path& path) {
   SL_CHECK(in.is_open(), "cannot open the KJV cache file '", path.string(), "'");
   std::ostringstream content;
   content << in.rdbuf();
+  SL_CHECK(!in.bad(), "cannot read the KJV cache file '", path.string(), "'");
   return content.str();
-}
-
-// Written to a temporary file then renamed, so a crash never leaves a truncated cache.
-void write_file_atomically(const std::filesystem::path& path, const std::string& content) {
-  std::filesystem::create_directories(path.parent_path());
-  const auto temporary = std::filesystem::path(path.string() + ".tmp");
-  {
-    std::ofstream out(temporary, std::ios::binary);
-    out << content;
-    SL_CHECK(out.good(), "cannot write the KJV cache file '", temporary.string(), "'");
-  }
-  std::filesystem::rename(temporary, path);
 }
 
 const std::vector<std::string>& book_name_list() {
@@ -157,11 +148,29 @@ std::vector<KjvBook> load_kjv_books(const KjvOptions& options) {
   std::string listing;
   const bool cached = !options.cache_dir.empty();
   const auto cache_path = std::filesystem::path(options.cache_dir) / kCacheFileName;
-  if (cached && std::filesystem::is_regular_file(cache_path)) {
+  // The cache carries its sha256 beside it: a changed byte would otherwise pass the line parser
+  // and silently add a character to the vocabulary. A cache without its checksum (written by an
+  // older scalelab) is rebuilt from the program.
+  const auto sum_path = std::filesystem::path(cache_path.string() + ".sha256");
+  if (cached && std::filesystem::is_directory(cache_path))
+    throw_error("the KJV cache file '", cache_path.string(), "' is a directory");
+  if (cached && std::filesystem::is_regular_file(cache_path) &&
+      std::filesystem::is_regular_file(sum_path)) {
     listing = read_file(cache_path);
+    std::string expected = read_file(sum_path);
+    while (!expected.empty() && std::isspace(static_cast<unsigned char>(expected.back()))) expected.pop_back();
+    const std::string actual = sha256_hex(listing);
+    SL_CHECK(actual == expected, "the KJV cache file '", cache_path.string(),
+             "' fails its checksum (sha256 ", actual, ", expected ", expected, " from '",
+             sum_path.string(), "'): it was changed or corrupted; delete it to rebuild it");
   } else {
     listing = run_bible_program(options.program);
-    if (cached) write_file_atomically(cache_path, listing);
+    if (cached) {
+      std::filesystem::create_directories(cache_path.parent_path());
+      std::filesystem::remove(sum_path);  // a crash between the two writes leaves no stale checksum
+      write_file_atomically(cache_path.string(), listing);
+      write_file_atomically(sum_path.string(), sha256_hex(listing) + "\n");
+    }
   }
   auto books = parse_kjv_listing(listing);
   SL_CHECK(books.size() == kNumBooks, "the KJV listing holds ", books.size(), " books, expected ",

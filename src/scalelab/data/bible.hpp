@@ -27,7 +27,8 @@ struct KjvBook {
 struct KjvOptions {
   std::string program = "bible";  // the bible-kjv program (a path, or a name looked up in PATH)
   // Optional: if set, the program's output is cached in <cache_dir>/kjv-bible-f.txt and read from
-  // there next time (the directory is created if needed). Empty = always run the program.
+  // there next time (the directory is created if needed), checked against its sha256 in
+  // kjv-bible-f.txt.sha256 (a mismatch is an error). Empty = always run the program.
   std::string cache_dir;
 };
 

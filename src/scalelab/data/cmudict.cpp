@@ -101,7 +101,9 @@ Cmudict parse_cmudict(std::istream& in, const std::string& source_name) {
 }
 
 Cmudict load_cmudict(const CmudictOptions& options) {
-  if (!std::filesystem::is_regular_file(options.path))
+  if (std::filesystem::is_directory(options.path))
+    throw_error("CMUdict file '", options.path, "' is a directory: pass the path of the dictionary file");
+  if (!std::filesystem::exists(options.path))
     throw_error("CMUdict file '", options.path, "' not found: install the Debian package ",
                 kCmudictPackage, " (apt-get install ", kCmudictPackage,
                 ") or pass the path of another copy");

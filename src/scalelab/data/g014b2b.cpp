@@ -15,7 +15,9 @@ namespace {
 
 Cmudict load_side(const std::string& dir, const char* name, const std::string& sha256) {
   const std::string path = (std::filesystem::path(dir) / name).string();
-  if (!std::filesystem::is_regular_file(path))
+  if (std::filesystem::is_directory(path))
+    throw_error("g014b2b file '", path, "' is a directory, expected the dictionary file");
+  if (!std::filesystem::exists(path))
     throw_error("g014b2b file '", path, "' not found (set data.g014b2b_dir to the directory ",
                 "holding ", kG014b2bTrainFile, " and ", kG014b2bTestFile, ")");
   if (!sha256.empty()) {

@@ -9,6 +9,10 @@
 namespace scalelab {
 namespace {
 
+constexpr int64_t kMaxSymbols = int64_t{1} << 20;
+constexpr int64_t kMaxLength = int64_t{1} << 20;
+constexpr int64_t kMaxExamples = int64_t{1} << 26;
+
 uint64_t read_seed(ConfigSection& s, const std::string& key, uint64_t fallback) {
   const int64_t seed = s.get_int(key, static_cast<int64_t>(fallback));
   if (seed < 0) s.fail(key, "must be >= 0");
@@ -123,6 +127,11 @@ DataConfig parse_data_config(ConfigSection s) {
       if (c.max_len < c.min_len) s.fail("max_len", "must be >= data.min_len");
       if (c.train_size < 1) s.fail("train_size", "must be >= 1");
       if (c.valid_size < 1) s.fail("valid_size", "must be >= 1");
+      // Bounds far above any use: an absurd size is an error naming its key, not a bad_alloc.
+      if (c.symbols > kMaxSymbols) s.fail("symbols", "must be <= " + std::to_string(kMaxSymbols));
+      if (c.max_len > kMaxLength) s.fail("max_len", "must be <= " + std::to_string(kMaxLength));
+      if (c.train_size > kMaxExamples) s.fail("train_size", "must be <= " + std::to_string(kMaxExamples));
+      if (c.valid_size > kMaxExamples) s.fail("valid_size", "must be <= " + std::to_string(kMaxExamples));
       break;
     case TaskKind::cmudict:
       c.split = s.get_choice("split", c.split, {"hash", "g014b2b"});
@@ -140,6 +149,7 @@ DataConfig parse_data_config(ConfigSection s) {
     case TaskKind::kjv:
       c.context = s.get_int("context", c.context);
       if (c.context < 1) s.fail("context", "must be >= 1");
+      if (c.context > kMaxLength) s.fail("context", "must be <= " + std::to_string(kMaxLength));
       c.stride = s.get_int("stride", c.stride);
       if (c.stride < 0) s.fail("stride", "must be >= 0 (0: the context length)");
       c.program = s.get_string("program", c.program);
@@ -183,12 +193,27 @@ Json data_config_to_json(const DataConfig& c) {
 }
 
 TaskData load_task(const DataConfig& c) {
-  switch (c.kind()) {
-    case TaskKind::cmudict: return load_cmudict_task(c);
-    case TaskKind::kjv: return load_kjv_task(c);
-    case TaskKind::synthetic: break;
-  }
-  return load_synthetic(c);
+  TaskData data = c.kind() == TaskKind::cmudict ? load_cmudict_task(c)
+                  : c.kind() == TaskKind::kjv   ? load_kjv_task(c)
+                                                : load_synthetic(c);
+  // An empty split would train on nothing or report a loss of 0 nats (a perfect score).
+  auto why = [&](const char* side) -> std::string {
+    switch (c.kind()) {
+      case TaskKind::kjv:
+        return std::string(side) == "training"
+                   ? "data.max_train_chars = " + std::to_string(c.max_train_chars)
+                   : "data.max_eval_chars = " + std::to_string(c.max_eval_chars) +
+                         ", data.context = " + std::to_string(c.context);
+      case TaskKind::cmudict:
+        return (c.split == "hash" ? "data.path = " + c.path : "data.g014b2b_dir = " + c.g014b2b_dir) +
+               ": too few words for a " + side + " split";
+      case TaskKind::synthetic: break;
+    }
+    return "data.task = " + c.task;
+  };
+  SL_CHECK(!data.train.empty(), "data: the training split is empty (", why("training"), ")");
+  SL_CHECK(!data.valid.empty(), "data: the validation split is empty (", why("validation"), ")");
+  return data;
 }
 
 std::vector<Example> lm_windows(const std::vector<int32_t>& stream, int64_t context,

@@ -1,6 +1,7 @@
 #include "scalelab/model/checkpoint.hpp"
 
 #include <cstring>
+#include <map>
 
 namespace scalelab {
 
@@ -32,10 +33,15 @@ Checkpoint read_checkpoint(const std::string& path) {
            ": checkpoint metadata lacks config or step");
   try {
     c.run_config = Json::parse(meta.at("config"));
-    c.step = std::stoll(meta.at("step"));
-  } catch (const std::exception& e) {
-    throw_error(path, ": bad checkpoint metadata: ", e.what());
+  } catch (const Json::parse_error& e) {
+    throw_error(path, ": bad checkpoint metadata: config is not valid JSON (at byte ", e.byte, ")");
   }
+  SL_CHECK(c.run_config.is_object(), path, ": bad checkpoint metadata: config is a JSON ",
+           c.run_config.type_name(), ", expected an object");
+  const std::string& step = meta.at("step");
+  SL_CHECK(!step.empty() && step.size() <= 18 && step.find_first_not_of("0123456789") == std::string::npos,
+           path, ": bad checkpoint metadata: step = \"", step, "\", expected an integer >= 0");
+  c.step = std::stoll(step);  // at most 18 digits: fits
   return c;
 }
 
@@ -45,11 +51,27 @@ ModelConfig checkpoint_model_config(const Checkpoint& c) {
 }
 
 void load_weights(Transformer<float>& model, const Checkpoint& c) {
+  // What the file may hold: the model's parameters, their Adam moments (same shapes) and the loss
+  // scaler's state. Anything else means the tensors and the config disagree (e.g. a 2-layer file
+  // whose config says 1 layer): refused rather than silently dropped.
+  std::map<std::string, const Shape*> expected;
+  for (Parameter<float>* p : model.parameters()) {
+    expected[p->name] = &p->value.shape();
+    expected["optimizer.m." + p->name] = &p->value.shape();
+    expected["optimizer.v." + p->name] = &p->value.shape();
+  }
+  static const Shape kScalerShape{4};
+  expected["loss_scaler.state"] = &kScalerShape;
+  for (const auto& [name, tensor] : c.file.tensors) {
+    auto it = expected.find(name);
+    SL_CHECK(it != expected.end(), c.path, ": tensor ", name, " is not used by the checkpoint's model config",
+             " (", c.file.tensors.size(), " tensors in the file; does its config match its weights?)");
+    SL_CHECK(tensor.shape() == *it->second, c.path, ": tensor ", name, " has shape ",
+             shape_str(tensor.shape()), ", the model expects ", shape_str(*it->second));
+  }
   for (Parameter<float>* p : model.parameters()) {
     auto it = c.file.tensors.find(p->name);
     SL_CHECK(it != c.file.tensors.end(), c.path, ": tensor ", p->name, " is missing");
-    SL_CHECK(it->second.shape() == p->value.shape(), c.path, ": tensor ", p->name, " has shape ",
-             shape_str(it->second.shape()), ", the model expects ", shape_str(p->value.shape()));
     std::memcpy(p->value.data(), it->second.data(), p->value.bytes());
   }
 }

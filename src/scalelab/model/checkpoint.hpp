@@ -34,7 +34,8 @@ Checkpoint read_checkpoint(const std::string& path);
 
 ModelConfig checkpoint_model_config(const Checkpoint& checkpoint);
 
-// Copies every parameter from the checkpoint; each must be present with the right shape.
+// Copies every parameter from the checkpoint; each must be present with the right shape, and
+// every other tensor must be an optimizer moment of a parameter's shape or the loss scaler state.
 void load_weights(Transformer<float>& model, const Checkpoint& checkpoint);
 
 }  // namespace scalelab

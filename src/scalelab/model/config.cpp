@@ -1,5 +1,7 @@
 #include "scalelab/model/config.hpp"
 
+#include <unistd.h>
+
 #include <cmath>
 #include <utility>
 #include <vector>
@@ -66,6 +68,37 @@ void require_positive(ConfigSection& s, const std::string& key, int64_t value) {
   if (value <= 0) s.fail(key, "must be a positive integer");
 }
 
+// Size limits (see parse_model_config): d_model 2^16 with d_ff 2^20 is 2^36 elements per matrix,
+// so products of two sizes and a layer count stay below 2^63.
+constexpr int64_t kMaxWidth = int64_t{1} << 16;
+constexpr int64_t kMaxLayers = 1024;
+constexpr int64_t kMaxLength = int64_t{1} << 20;
+constexpr int64_t kMaxVocab = int64_t{1} << 24;
+
+void require_at_most(ConfigSection& s, const std::string& key, int64_t value, int64_t limit) {
+  if (value > limit) s.fail(key, "must be <= " + std::to_string(limit));
+}
+
+// The weights and gradients (each Parameter allocates both) of every matrix the config implies
+// (vocabularies not counted: they come from the data), in bytes; refused before any allocation
+// if they exceed the machine's memory, so an oversized model is a one-line error, not a bad_alloc.
+void require_fits_in_memory(ConfigSection& s, const ModelConfig& c) {
+  const double d = double(c.d_model), ff = double(c.d_ff);
+  const double layers = double(c.decoder_layers) +
+                        (c.arch == Architecture::encoder_decoder ? double(c.encoder_layers) : 0.0);
+  // per layer: Q, K, V, O (4 d^2), cross-attention for the decoder (4 d^2), FFN (2 d d_ff)
+  const double params = layers * (8 * d * d + 2 * d * ff) + double(c.max_len) * d;
+  const double bytes = params * sizeof(float) * 2;
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+  if (pages <= 0 || page <= 0) return;  // unknown: let the allocation decide
+  const double memory = double(pages) * double(page);
+  if (bytes <= memory) return;
+  auto gib = [](double b) { return std::to_string(int64_t(std::ceil(b / double(1 << 30)))); };
+  s.fail("d_model", "with d_ff = " + std::to_string(c.d_ff) + " and " +
+                        std::to_string(int64_t(layers)) + " layers the model needs about " + gib(bytes) +
+                        " GiB for weights and gradients, this machine has " + gib(memory) + " GiB");
+}
+
 // embedding.scale: a named rule or a number; "learned" makes it a trained scalar whose initial
 // value is embedding.learned_init (default sqrt(d)).
 void parse_embedding(ConfigSection s, ModelConfig& c) {
@@ -75,6 +108,7 @@ void parse_embedding(ConfigSection s, ModelConfig& c) {
     if (raw->is_number()) {
       e.scale = "constant";
       e.scale_value = raw->get<double>();
+      if (!std::isfinite(e.scale_value)) s.fail("scale", "must be a finite number or a named rule");
     } else if (raw->is_string()) {
       e.scale = raw->get<std::string>();
     } else {
@@ -161,6 +195,15 @@ ModelConfig parse_model_config(ConfigSection s) {
   if (c.arch == Architecture::encoder_decoder) require_positive(s, "encoder_layers", c.encoder_layers);
   if (c.src_vocab < 0) s.fail("src_vocab", "must be >= 0 (0: from the data)");
   if (c.tgt_vocab < 0) s.fail("tgt_vocab", "must be >= 0 (0: from the data)");
+  // Upper bounds far above any use, so that no size product overflows int64 and an absurd size
+  // is an error naming its key rather than a "negative dimension" or a bare bad_alloc.
+  require_at_most(s, "d_model", c.d_model, kMaxWidth);
+  require_at_most(s, "d_ff", c.d_ff, kMaxWidth * 16);
+  require_at_most(s, "encoder_layers", c.encoder_layers, kMaxLayers);
+  require_at_most(s, "decoder_layers", c.decoder_layers, kMaxLayers);
+  require_at_most(s, "max_len", c.max_len, kMaxLength);
+  require_at_most(s, "src_vocab", c.src_vocab, kMaxVocab);
+  require_at_most(s, "tgt_vocab", c.tgt_vocab, kMaxVocab);
   if (c.d_model % c.n_heads != 0) {
     config_error(s.full_key("d_model"), std::to_string(c.d_model),
                  "must be divisible by model.n_heads = " + std::to_string(c.n_heads));
@@ -182,6 +225,8 @@ ModelConfig parse_model_config(ConfigSection s) {
   c.rope_base = s.get_double("rope_base", c.rope_base);
   c.t5_buckets = s.get_int("t5_buckets", c.t5_buckets);
   c.t5_max_distance = s.get_int("t5_max_distance", c.t5_max_distance);
+  require_at_most(s, "t5_buckets", c.t5_buckets, kMaxLength);
+  require_at_most(s, "t5_max_distance", c.t5_max_distance, kMaxLength);
   if (!(c.learned_positions_std > 0)) s.fail("learned_positions_std", "must be > 0");
   if (!(c.rope_base > 1)) s.fail("rope_base", "must be > 1");
   if (c.t5_buckets < 4) s.fail("t5_buckets", "must be >= 4");
@@ -197,6 +242,7 @@ ModelConfig parse_model_config(ConfigSection s) {
   c.seed = static_cast<uint64_t>(seed);
   parse_embedding(s.subsection("embedding"), c);
   parse_attention(s.subsection("attention"), c);
+  require_fits_in_memory(s, c);
   if (c.zero_init_output && c.tie_output)
     config_error(s.full_key("zero_init_output"), "true", "needs an untied output (model.tie_output = false)");
   s.finish();

@@ -50,6 +50,7 @@ void parse_train(ConfigSection s, TrainConfig& c, int64_t d_model) {
   c.length_bucketing = s.get_bool("length_bucketing", c.length_bucketing);
   if (c.steps < 1) s.fail("steps", "must be >= 1");
   if (c.batch_size < 1) s.fail("batch_size", "must be >= 1");
+  if (c.batch_size > (int64_t{1} << 20)) s.fail("batch_size", "must be <= 1048576");  // no overflow in batch * length * width
   const std::string opt = s.get_choice("optimizer", "adam", {"adam", "adamw", "sgd"});
   c.optimizer.kind = opt == "adam" ? OptimizerKind::adam
                      : opt == "adamw" ? OptimizerKind::adamw : OptimizerKind::sgd;
@@ -75,6 +76,7 @@ void parse_train(ConfigSection s, TrainConfig& c, int64_t d_model) {
   c.schedule.total_steps = c.steps;
   c.schedule.d_model = d_model;
   if (!(c.schedule.lr > 0)) s.fail("lr", "must be > 0");
+  if (!(c.schedule.min_lr >= 0)) s.fail("min_lr", "must be >= 0");
   if (c.schedule.warmup < 0) s.fail("warmup", "must be >= 0");
   if (c.schedule.kind == ScheduleKind::noam && c.schedule.warmup < 1)
     s.fail("warmup", "must be >= 1 for the noam schedule");

@@ -132,6 +132,8 @@ EvalResult evaluate(Transformer<float>& model, const TaskData& data,
     correct += l.correct;
     r.tokens += l.tokens;
   }
+  // No token would report a loss of 0 nats, a perfect score.
+  SL_CHECK(r.tokens > 0, "cannot evaluate an empty split (", examples.size(), " examples, no target token)");
   r.loss = r.tokens ? loss_sum / r.tokens : 0;
   r.nll = r.tokens ? nll_sum / r.tokens : 0;
   r.token_accuracy = r.tokens ? double(correct) / r.tokens : 0;
@@ -316,6 +318,8 @@ TrainSummary Trainer::run(const TrainerOptions& options) {
              ", beyond train.steps = ", tc.steps, " (resuming only trains on; raise train.steps)");
     SL_CHECK(tc.steps != start_step, "train.run_dir = ", tc.run_dir, " is already at step ",
              start_step, " = train.steps: nothing to do (raise train.steps to train on)");
+    // Before config.toml/json are rewritten: a broken record is refused with the run untouched.
+    if (on_disk) trim_metrics(metrics_path, start_step);
   }
 
   if (on_disk) fs::create_directories(dir);
@@ -338,7 +342,6 @@ TrainSummary Trainer::run(const TrainerOptions& options) {
   }
   std::ofstream metrics_file;
   if (on_disk) {
-    if (options.resume) trim_metrics(metrics_path, start_step);
     // A fresh start with a leftover metrics.jsonl (no checkpoint beside it) starts it anew.
     metrics_file.open(metrics_path, options.resume ? std::ios::app : std::ios::trunc);
     SL_CHECK(metrics_file, "cannot open ", metrics_path, " for writing: ", std::strerror(errno));
