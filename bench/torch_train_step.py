@@ -64,9 +64,10 @@ class DecoderOnly(nn.Module):
 def measure(name, model, inputs, target, vocab, warmup, repeats, bf16=False):
     opt = torch.optim.Adam(model.parameters(), lr=1e-4, betas=(0.9, 0.98), eps=1e-9)
     loss_fn = nn.CrossEntropyLoss(label_smoothing=0.1)
-    times = []
+    times, cpu_times = [], []
     for i in range(warmup + repeats):
         t0 = time.perf_counter()
+        c0 = time.process_time()
         opt.zero_grad()
         with torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16):
             logits = model(*inputs)
@@ -76,12 +77,17 @@ def measure(name, model, inputs, target, vocab, warmup, repeats, bf16=False):
         opt.step()
         if i >= warmup:
             times.append(time.perf_counter() - t0)
+            cpu_times.append(time.process_time() - c0)
     tokens = target.numel()
     med = statistics.median(times)
     return {"config": name, "threads": torch.get_num_threads(),
             "openblas_coretype": os.environ.get("OPENBLAS_CORETYPE", "(as installed)"),
             "autocast": "bf16" if bf16 else "off",
-            "median_step_s": med, "tokens_per_s": tokens / med, "repeats": repeats}
+            "median_step_s": med, "tokens_per_s": tokens / med, "repeats": repeats,
+            # CPU seconds of the whole process per step: on one thread, a throughput that a loaded
+            # machine does not distort (tokens per CPU-second).
+            "median_step_cpu_s": statistics.median(cpu_times),
+            "tokens_per_cpu_s": tokens / statistics.median(cpu_times)}
 
 
 # The shapes of bench/train_step_bench.cpp (source and target length are equal where both exist).

@@ -15,6 +15,7 @@
 
 #include "scalelab/core/parallel.hpp"
 #include "scalelab/kernels/gemm.hpp"
+#include "scalelab/kernels/simd_dispatch.hpp"
 #include "scalelab/kernels/simd_fma_peak.hpp"
 #include "scalelab/model/flops.hpp"
 #include "scalelab/model/transformer.hpp"
@@ -54,7 +55,7 @@ void fma_peak(benchmark::State& state) {
   }
   state.counters["flops"] = benchmark::Counter(flops, benchmark::Counter::kIsRate);
   state.counters["threads"] = threads;
-  state.SetLabel(simd_fma_peak_target());
+  state.SetLabel(simd_target());
 }
 BENCHMARK(fma_peak)->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMillisecond);
 
