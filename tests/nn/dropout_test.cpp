@@ -1,6 +1,9 @@
-// nn/dropout: the counter-based mask is the same on any thread count, follows the seed, and drops
-// a share p of the elements (both halves of each hash used).
+// nn/dropout and kernels/dropout: the counter-based mask is the same on any thread count and SIMD
+// target, follows the seed, and drops a share p of the elements.
 #include "scalelab/nn/dropout.hpp"
+
+#include "scalelab/core/parallel.hpp"
+#include "scalelab/kernels/simd_dispatch.hpp"
 
 #include <gtest/gtest.h>
 
@@ -38,6 +41,20 @@ TEST(CounterDropout, EvenAndOddElementsAreDroppedAtRateP) {
   // Each half: 100,000 Bernoulli(0.1) draws, sd 0.00095; 5 sd.
   EXPECT_NEAR(zeros[0] / 100000.0, 0.1, 0.005);
   EXPECT_NEAR(zeros[1] / 100000.0, 0.1, 0.005);
+}
+
+TEST(CounterDropout, FastKernelEqualsItsTwinOnEveryTarget) {
+  const int64_t n = 3 * 8192 + 37;
+  for (const std::string& target : simd_targets()) {
+    force_simd_target(target);
+    std::vector<float> x(n), mask(n), x_ref(n), mask_ref(n);
+    for (int64_t i = 0; i < n; ++i) x[i] = x_ref[i] = 0.5f + float(i % 7);
+    dropout_forward<float>(0x0123456789ABCDEFull, 0.2, x.data(), mask.data(), n);
+    dropout_forward_ref<float>(0x0123456789ABCDEFull, 0.2, x_ref.data(), mask_ref.data(), n);
+    EXPECT_EQ(x, x_ref) << target;
+    EXPECT_EQ(mask, mask_ref) << target;
+  }
+  force_simd_target("");
 }
 
 TEST(CounterDropout, BackwardAppliesTheSameMask) {
