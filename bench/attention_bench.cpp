@@ -22,6 +22,7 @@
 #include "scalelab/core/parallel.hpp"
 #include "scalelab/core/rng.hpp"
 #include "scalelab/kernels/attention_flash.hpp"
+#include "scalelab/kernels/simd_dispatch.hpp"
 #include "scalelab/kernels/simd_fma_peak.hpp"
 
 namespace scalelab {
@@ -79,7 +80,7 @@ void BM_FmaPeak(benchmark::State& state) {
     flops += simd_fma_peak_run(5'000'000);
   }
   state.counters["GFLOPs"] = benchmark::Counter(flops / 1e9, benchmark::Counter::kIsRate);
-  state.SetLabel(simd_fma_peak_target());
+  state.SetLabel(simd_target());
 }
 
 void attention_case(benchmark::State& state, AttentionKernel kernel, bool backward) {
@@ -101,7 +102,7 @@ void attention_case(benchmark::State& state, AttentionKernel kernel, bool backwa
   if (g_peak_flops.count(threads))
     state.counters["frac_peak"] = benchmark::Counter(flops / g_peak_flops[threads],
                                                      benchmark::Counter::kIsIterationInvariantRate);
-  state.SetLabel(kernel == AttentionKernel::flash ? attention_flash_simd_current_target()
+  state.SetLabel(kernel == AttentionKernel::flash ? simd_target()
                                                   : std::string("naive"));
 }
 
@@ -173,7 +174,7 @@ int main(int argc, char** argv) {
     return scalelab::peak_memory_main(argc, argv);
   for (int threads : {1, 2}) scalelab::g_peak_flops[threads] = scalelab::measure_peak(threads);
   std::printf("FMA peak (%s, %d f32 lanes): 1 thread %.1f GFLOP/s, 2 threads %.1f GFLOP/s\n",
-              scalelab::simd_fma_peak_target().c_str(), scalelab::simd_fma_peak_lanes(),
+              scalelab::simd_target().c_str(), scalelab::simd_fma_peak_lanes(),
               scalelab::g_peak_flops[1] / 1e9, scalelab::g_peak_flops[2] / 1e9);
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();

@@ -16,6 +16,7 @@
 
 #include "scalelab/core/rng.hpp"
 #include "scalelab/kernels/attention_flash.hpp"
+#include "scalelab/kernels/simd_dispatch.hpp"
 
 namespace scalelab {
 namespace {
@@ -261,19 +262,19 @@ TEST(AttentionFlash, MatchesNaiveDoubleOverGrid) {
 
 // The float SIMD kernel on every compiled target agrees with its plain twin.
 TEST(AttentionFlash, EverySimdTargetMatchesPlainTwin) {
-  const std::vector<std::string> targets = attention_flash_simd_targets();
+  const std::vector<std::string> targets = simd_targets();
   ASSERT_FALSE(targets.empty());
   for (const std::string& target : targets) {
-    attention_flash_force_simd_target(target);
-    EXPECT_EQ(attention_flash_simd_current_target(), target);
+    force_simd_target(target);
+    EXPECT_EQ(simd_target(), target);
     for (Mode mode : {Mode::inv_sqrt_d, Mode::everything}) {
       Problem<float> p(2, 2, 77, 90, 24, Mask::causal_padding, mode, 99);
       expect_close(run(p, Kernel::flash), run(p, Kernel::flash_ref), 1e-5,
                    target + " " + mode_name(mode));
     }
   }
-  attention_flash_force_simd_target("");
-  EXPECT_EQ(attention_flash_simd_current_target(), targets.front());
+  force_simd_target("");
+  EXPECT_EQ(simd_target(), targets.front());
 }
 
 TEST(AttentionFlash, StridedTokensAreReadInPlace) {

@@ -54,12 +54,8 @@ template <class T>
 void attention_probe_stats_from_probs(const AttentionShape& shape, const AttentionOptions<T>& opt,
                                       const T* probs, AttentionProbeStats& probes);
 
-// The SIMD targets compiled into the float kernel and available on this CPU (best first), by name
-// (e.g. "AVX2", "SSE4", "EMU128"), and the one dispatch currently picks.
-std::vector<std::string> attention_flash_simd_targets();
-std::string attention_flash_simd_current_target();
-// Restricts dispatch to the named target (for tests); "" restores the normal choice.
-void attention_flash_force_simd_target(const std::string& name);
+// The float kernel's SIMD target is chosen, listed and overridden (SCALELAB_SIMD) in one place for
+// every kernel: kernels/simd_dispatch.hpp.
 
 namespace detail {
 

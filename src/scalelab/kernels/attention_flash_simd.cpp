@@ -19,6 +19,7 @@
 #include "hwy/highway.h"
 #include "hwy/contrib/math/math-inl.h"
 #include "scalelab/core/tensor.hpp"
+#include "scalelab/kernels/simd_dispatch.hpp"
 #include "scalelab/kernels/attention_flash_simd.hpp"
 
 HWY_BEFORE_NAMESPACE();
@@ -470,6 +471,7 @@ namespace detail {
 void flash_forward_simd(const AttentionShape& s, const AttentionOptions<float>& opt, const float* q,
                         const float* k, const float* v, float* out, float* lse,
                         AttentionProbeStats* probes) {
+  apply_simd_environment();
   FlashArgs a;
   a.shape = s, a.strides = token_strides(s), a.opt = &opt;
   a.q = q, a.k = k, a.v = v, a.out_mut = out, a.lse = lse, a.probe_cfg = probes;
@@ -493,6 +495,7 @@ void flash_backward_simd(const AttentionShape& s, const AttentionOptions<float>&
                          const float* q, const float* k, const float* v, const float* out,
                          const float* dout, const float* lse, float* dq, float* dk, float* dv,
                          AttentionExtraGrads<float> extra) {
+  apply_simd_environment();
   FlashArgs a;
   a.shape = s, a.strides = token_strides(s), a.opt = &opt;
   a.q = q, a.k = k, a.v = v, a.out = out, a.dout = dout, a.lse = const_cast<float*>(lse);
@@ -521,32 +524,6 @@ void flash_backward_simd(const AttentionShape& s, const AttentionOptions<float>&
 }
 
 }  // namespace detail
-
-std::vector<std::string> attention_flash_simd_targets() {
-  std::vector<std::string> names;
-  for (int64_t t : hwy::SupportedAndGeneratedTargets()) names.push_back(hwy::TargetName(t));
-  return names;
-}
-
-std::string attention_flash_simd_current_target() {
-  // The best supported target among the compiled ones is what dispatch picks.
-  const std::vector<int64_t> targets = hwy::SupportedAndGeneratedTargets();
-  return targets.empty() ? "none" : hwy::TargetName(targets.front());
-}
-
-void attention_flash_force_simd_target(const std::string& name) {
-  if (name.empty()) {
-    hwy::SetSupportedTargetsForTest(0);
-  } else {
-    hwy::SetSupportedTargetsForTest(0);
-    int64_t chosen = 0;
-    for (int64_t t : hwy::SupportedAndGeneratedTargets())
-      if (name == hwy::TargetName(t)) chosen = t;
-    SL_CHECK(chosen != 0, "SIMD target \"", name, "\" is not compiled or not supported here");
-    hwy::SetSupportedTargetsForTest(chosen);
-  }
-  hwy::GetChosenTarget().Update(hwy::SupportedTargets());
-}
 
 }  // namespace scalelab
 #endif  // HWY_ONCE

@@ -8,6 +8,7 @@
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 #include "hwy/highway.h"
 #include "scalelab/kernels/bf16_convert.hpp"
+#include "scalelab/kernels/simd_dispatch.hpp"
 
 #ifndef SCALELAB_BF16_SCALAR_ONCE
 #define SCALELAB_BF16_SCALAR_ONCE
@@ -60,6 +61,7 @@ namespace scalelab {
 HWY_EXPORT(ToBf16Row);
 
 void f32_to_bf16_row(const float* x, int64_t n, uint16_t* out) {
+  apply_simd_environment();
   HWY_DYNAMIC_DISPATCH(ToBf16Row)(x, n, out);
 }
 

@@ -12,6 +12,7 @@
 #include "scalelab/core/error.hpp"
 #include "scalelab/core/parallel.hpp"
 #include "scalelab/kernels/bf16_convert.hpp"
+#include "scalelab/kernels/simd_dispatch.hpp"
 
 namespace scalelab {
 namespace {
@@ -28,6 +29,8 @@ Strides resolve_strides(const GemmShape& s) {
 }
 
 dnnl::engine& cpu_engine() {
+  static const bool simd_ready = (apply_simd_environment(), true);  // oneDNN's ISA cap comes first
+  (void)simd_ready;
   static dnnl::engine engine(dnnl::engine::kind::cpu, 0);
   return engine;
 }

@@ -1,11 +1,13 @@
 #include "scalelab/kernels/layernorm.hpp"
 
 #include <cmath>
+#include <type_traits>
 #include <vector>
 
 #include <omp.h>
 
 #include "scalelab/core/parallel.hpp"
+#include "scalelab/kernels/layernorm_simd.hpp"
 
 namespace scalelab {
 namespace {
@@ -63,7 +65,10 @@ template <class T>
 void layernorm_forward(const NormShape& s, const T* x, const T* gamma, const T* beta, T* y, T* mean,
                        T* rstd) {
   parallel_for(s.rows, [&](int64_t r) {
-    layernorm_row(s, x + r * s.cols, gamma, beta, y + r * s.cols, mean + r, rstd + r);
+    if constexpr (std::is_same_v<T, float>)  // the vectorised twin of layernorm_row
+      layernorm_row_simd(x + r * s.cols, gamma, beta, y + r * s.cols, mean + r, rstd + r, s.cols, s.eps);
+    else
+      layernorm_row(s, x + r * s.cols, gamma, beta, y + r * s.cols, mean + r, rstd + r);
   });
 }
 
@@ -81,8 +86,12 @@ void layernorm_backward(const NormShape& s, const T* dy, const T* x, const T* ga
     T* my_dbeta = my_dgamma + s.cols;
 #pragma omp for schedule(static)
     for (int64_t r = 0; r < s.rows; ++r) {
-      layernorm_backward_row(s, dy + r * s.cols, x + r * s.cols, gamma, mean[r], rstd[r],
-                             dx + r * s.cols, my_dgamma, my_dbeta);
+      if constexpr (std::is_same_v<T, float>)  // the vectorised twin of layernorm_backward_row
+        layernorm_backward_row_simd(dy + r * s.cols, x + r * s.cols, gamma, rstd[r], dx + r * s.cols,
+                                    my_dgamma, my_dbeta, s.cols);
+      else
+        layernorm_backward_row(s, dy + r * s.cols, x + r * s.cols, gamma, mean[r], rstd[r],
+                               dx + r * s.cols, my_dgamma, my_dbeta);
     }
   }
   for (int t = 0; t < threads; ++t) {

@@ -6,6 +6,7 @@
 #define HWY_TARGET_INCLUDE "scalelab/kernels/simd_fma_peak.cpp"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 #include "hwy/highway.h"
+#include "scalelab/kernels/simd_dispatch.hpp"
 #include "scalelab/kernels/simd_fma_peak.hpp"
 
 HWY_BEFORE_NAMESPACE();
@@ -44,11 +45,13 @@ namespace scalelab {
 HWY_EXPORT(FmaPeakRun);
 HWY_EXPORT(FmaLanes);
 
-double simd_fma_peak_run(int64_t rounds) { return HWY_DYNAMIC_DISPATCH(FmaPeakRun)(rounds); }
-int simd_fma_peak_lanes() { return HWY_DYNAMIC_DISPATCH(FmaLanes)(); }
-std::string simd_fma_peak_target() {
-  const std::vector<int64_t> targets = hwy::SupportedAndGeneratedTargets();
-  return targets.empty() ? "none" : hwy::TargetName(targets.front());
+double simd_fma_peak_run(int64_t rounds) {
+  apply_simd_environment();
+  return HWY_DYNAMIC_DISPATCH(FmaPeakRun)(rounds);
+}
+int simd_fma_peak_lanes() {
+  apply_simd_environment();
+  return HWY_DYNAMIC_DISPATCH(FmaLanes)();
 }
 }  // namespace scalelab
 #endif

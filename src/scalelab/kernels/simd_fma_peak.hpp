@@ -12,8 +12,7 @@ namespace scalelab {
 // (2 per lane per FMA). The caller times it.
 double simd_fma_peak_run(int64_t rounds);
 
-// The Highway target that simd_fma_peak_run uses here (e.g. "AVX2") and its f32 lanes per vector.
-std::string simd_fma_peak_target();
+// The f32 lanes per vector of the target simd_fma_peak_run uses (simd_dispatch.hpp's simd_target()).
 int simd_fma_peak_lanes();
 
 }  // namespace scalelab

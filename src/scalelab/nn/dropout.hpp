@@ -1,8 +1,11 @@
 // nn/dropout: inverted dropout. y = x · m / (1 - p) with m ~ Bernoulli(1 - p), identity when not
-// training or p = 0. The mask comes from the caller's Rng, so a seed fixes every mask.
+// training or p = 0. The mask comes from the caller's Rng, so a seed fixes every mask: one 64-bit
+// key is drawn per call and element i's mask is a hash of (key, i) (kernels/dropout.hpp), the same
+// on any number of threads and any SIMD width.
 #pragma once
 #include "scalelab/core/rng.hpp"
 #include "scalelab/core/tensor.hpp"
+#include "scalelab/kernels/dropout.hpp"
 
 namespace scalelab {
 
@@ -18,16 +21,13 @@ class Dropout {
     if (!active_) return;
     SL_CHECK(rng != nullptr, "dropout while training needs a random generator");
     mask_.resize({n});
-    const T keep_scale = T(1) / T(1 - p_);
-    for (int64_t i = 0; i < n; ++i) {
-      mask_[i] = rng->uniform() < p_ ? T(0) : keep_scale;
-      x[i] *= mask_[i];
-    }
+    dropout_forward<T>(rng->next_u64(), p_, x, mask_.data(), n);
   }
   // In place on dy[n]: dx = dy · m / (1 - p)  (from y = x · m / (1 - p)).
   void backward(T* dy, int64_t n) const {
     if (!active_) return;
-    for (int64_t i = 0; i < n; ++i) dy[i] *= mask_[i];
+    const T* mask = mask_.data();
+    for (int64_t i = 0; i < n; ++i) dy[i] *= mask[i];
   }
   double p() const { return p_; }
 

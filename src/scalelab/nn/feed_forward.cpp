@@ -11,8 +11,13 @@ FeedForward<T>::FeedForward(const std::string& name, const LayerOptions& options
 template <class T>
 void FeedForward<T>::forward(const T* x, int64_t rows, T* y) {
   rows_ = rows;
-  pre_act_.resize({rows, fc1_.out_features()});
   post_act_.resize({rows, fc1_.out_features()});
+  if (act_ == Activation::relu) {  // a = relu(x W1ᵀ + b1) in one pass; a > 0 exactly where h > 0
+    fc1_.forward_relu(x, rows, post_act_.data());
+    fc2_.forward(post_act_.data(), rows, y);                                 // y = a W2ᵀ + b2
+    return;
+  }
+  pre_act_.resize({rows, fc1_.out_features()});
   fc1_.forward(x, rows, pre_act_.data());                                    // h = x W1ᵀ + b1
   activation_forward<T>(act_, pre_act_.data(), post_act_.data(), pre_act_.numel());  // a = act(h)
   fc2_.forward(post_act_.data(), rows, y);                                   // y = a W2ᵀ + b2
@@ -21,8 +26,14 @@ void FeedForward<T>::forward(const T* x, int64_t rows, T* y) {
 template <class T>
 void FeedForward<T>::backward(const T* dy, T* dx) {
   dpost_.resize(post_act_.shape());
-  dpre_.resize(pre_act_.shape());
   fc2_.backward(dy, dpost_.data());                                          // from y = a W2ᵀ + b2
+  if (act_ == Activation::relu) {
+    // from a = relu(h): dh = da · [h > 0] = da · [a > 0], in place (a was kept, h was not)
+    activation_backward<T>(act_, post_act_.data(), dpost_.data(), dpost_.data(), dpost_.numel());
+    fc1_.backward(dpost_.data(), dx, /*accumulate_dx=*/true);                // from h = x W1ᵀ + b1
+    return;
+  }
+  dpre_.resize(pre_act_.shape());
   activation_backward<T>(act_, pre_act_.data(), dpost_.data(), dpre_.data(), dpre_.numel());
   fc1_.backward(dpre_.data(), dx, /*accumulate_dx=*/true);                   // from h = x W1ᵀ + b1
 }

@@ -1,0 +1,70 @@
+// nn/dropout and kernels/dropout: the counter-based mask is the same on any thread count and SIMD
+// target, follows the seed, and drops a share p of the elements.
+#include "scalelab/nn/dropout.hpp"
+
+#include "scalelab/core/parallel.hpp"
+#include "scalelab/kernels/simd_dispatch.hpp"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+namespace scalelab {
+namespace {
+
+std::vector<float> dropped(int threads, uint64_t seed, int64_t n, double p) {
+  const ScopedNumThreads scoped(threads);
+  Dropout<float> drop(p);
+  Rng rng(seed);
+  std::vector<float> x(n, 1.0f);
+  drop.forward(x.data(), n, &rng, /*training=*/true);
+  return x;
+}
+
+TEST(CounterDropout, SameMaskOnOneAndTwoThreads) {
+  const int64_t n = 3 * 8192 + 7;  // several chunks, an odd tail
+  EXPECT_EQ(dropped(1, 11, n, 0.1), dropped(2, 11, n, 0.1));
+}
+
+TEST(CounterDropout, MaskFollowsTheSeed) {
+  EXPECT_NE(dropped(1, 11, 4096, 0.5), dropped(1, 12, 4096, 0.5));
+  EXPECT_EQ(dropped(1, 12, 4096, 0.5), dropped(1, 12, 4096, 0.5));
+}
+
+TEST(CounterDropout, EvenAndOddElementsAreDroppedAtRateP) {
+  const int64_t n = 200000;
+  const std::vector<float> x = dropped(2, 5, n, 0.1);
+  int64_t zeros[2] = {0, 0};
+  for (int64_t i = 0; i < n; ++i)
+    if (x[i] == 0.0f) ++zeros[i % 2];
+    else ASSERT_FLOAT_EQ(x[i], 1.0f / 0.9f);
+  // Each half: 100,000 Bernoulli(0.1) draws, sd 0.00095; 5 sd.
+  EXPECT_NEAR(zeros[0] / 100000.0, 0.1, 0.005);
+  EXPECT_NEAR(zeros[1] / 100000.0, 0.1, 0.005);
+}
+
+TEST(CounterDropout, FastKernelEqualsItsTwinOnEveryTarget) {
+  const int64_t n = 3 * 8192 + 37;
+  for (const std::string& target : simd_targets()) {
+    force_simd_target(target);
+    std::vector<float> x(n), mask(n), x_ref(n), mask_ref(n);
+    for (int64_t i = 0; i < n; ++i) x[i] = x_ref[i] = 0.5f + float(i % 7);
+    dropout_forward<float>(0x0123456789ABCDEFull, 0.2, x.data(), mask.data(), n);
+    dropout_forward_ref<float>(0x0123456789ABCDEFull, 0.2, x_ref.data(), mask_ref.data(), n);
+    EXPECT_EQ(x, x_ref) << target;
+    EXPECT_EQ(mask, mask_ref) << target;
+  }
+  force_simd_target("");
+}
+
+TEST(CounterDropout, BackwardAppliesTheSameMask) {
+  Dropout<double> drop(0.3);
+  Rng rng(3);
+  std::vector<double> x(1001, 2.0), dy(1001, 1.0);
+  drop.forward(x.data(), 1001, &rng, true);
+  drop.backward(dy.data(), 1001);
+  for (int i = 0; i < 1001; ++i) EXPECT_DOUBLE_EQ(dy[i], x[i] / 2.0);
+}
+
+}  // namespace
+}  // namespace scalelab
