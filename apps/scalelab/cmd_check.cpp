@@ -34,7 +34,9 @@ void add_check(CLI::App& app) {
       return;
     }
     if (cmd->count("--only") > 0) o->only = ledger::parse_claim_ids(*only);  // "" is an error, not "all"
+    o->comm = world;
     const ledger::CheckResult r = ledger::run_check(*o);
+    if (!r.written) return;  // a worker rank under MPI: rank 0 reports
     std::cout << "scalelab check: " << r.ledger["claims"].size() << " claim(s), " << r.runs << " run(s) ("
               << r.cached_runs << " from the cache) in " << static_cast<int64_t>(r.seconds + 0.5) << " s\n";
     for (const Json& c : r.ledger["claims"]) {

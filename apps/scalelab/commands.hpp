@@ -2,11 +2,17 @@
 #pragma once
 #include <CLI/CLI.hpp>
 
+#include "scalelab/core/comm.hpp"
+
 namespace scalelab::cli {
 
 // The process exit status when a command ends without an Error but not plainly (scalelab train
 // stopped by SIGINT / SIGTERM: 128 + the signal number, as a shell reports it).
 inline int exit_status = 0;
+
+// The job's ranks (main sets it before parsing: MPI_COMM_WORLD under mpirun, else one process).
+// Only train and check use more than one rank; rank 0 alone prints and writes.
+inline Comm* world = nullptr;
 
 void add_train(CLI::App& app);
 void add_init(CLI::App& app);
