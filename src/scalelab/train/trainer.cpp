@@ -217,7 +217,9 @@ Trainer::StepResult Trainer::train_step(const Batch& batch, int64_t global_token
   model_.backward(dlogits_.data());
   StepResult r{.loss = l.loss, .nll = l.nll};
   if (parallel) {  // the global batch's gradient and mean loss on every rank
+    const auto c0 = std::chrono::steady_clock::now();
     allreduce_.run(*comm_, optimizer_.params());
+    allreduce_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - c0).count();
     double sums[3] = {l.loss * double(l.tokens), l.nll * double(l.tokens), double(l.tokens)};
     comm_->allreduce_sum(sums, 3);
     r.loss = sums[2] > 0 ? sums[0] / sums[2] : 0.0;
@@ -569,6 +571,11 @@ TrainSummary Trainer::run(const TrainerOptions& options) {
             {"parameters", summary.parameters}, {"threads", num_threads()}, {"ranks", comm.size()},
             {"precision", dtype_name(tc.precision.dtype)}, {"skipped_steps", summary.skipped_steps},
             {"matmul_precision", matmul_precision_name(tc.precision.matmul)}};
+  if (parallel) {
+    // Time in the gradient all-reduce, waiting for the slowest rank included (docs/scaling.md).
+    s["allreduce_seconds"] = allreduce_seconds_;
+    s["allreduce_calls"] = allreduce_.calls();
+  }
   if (tc.precision.matmul == MatmulPrecision::bf16)
     s["bf16_matmul_in_hardware"] = bf16_matmul_in_hardware();
   if (scaler_) s["loss_scale"] = scaler_->scale();
