@@ -30,7 +30,7 @@ void add_check(CLI::App& app) {
   o->progress = &std::cerr;
   cmd->callback([o, only, no_report, gnuplot, list, cmd] {
     if (*list) {
-      std::cout << ledger::claims_markdown();
+      if (world->rank() == 0) std::cout << ledger::claims_markdown();
       return;
     }
     if (cmd->count("--only") > 0) o->only = ledger::parse_claim_ids(*only);  // "" is an error, not "all"
