@@ -30,11 +30,13 @@ void add_check(CLI::App& app) {
   o->progress = &std::cerr;
   cmd->callback([o, only, no_report, gnuplot, list, cmd] {
     if (*list) {
-      std::cout << ledger::claims_markdown();
+      if (world->rank() == 0) std::cout << ledger::claims_markdown();
       return;
     }
     if (cmd->count("--only") > 0) o->only = ledger::parse_claim_ids(*only);  // "" is an error, not "all"
+    o->comm = world;
     const ledger::CheckResult r = ledger::run_check(*o);
+    if (!r.written) return;  // a worker rank under MPI: rank 0 reports
     std::cout << "scalelab check: " << r.ledger["claims"].size() << " claim(s), " << r.runs << " run(s) ("
               << r.cached_runs << " from the cache) in " << static_cast<int64_t>(r.seconds + 0.5) << " s\n";
     for (const Json& c : r.ledger["claims"]) {

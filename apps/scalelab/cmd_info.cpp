@@ -23,6 +23,9 @@ void add_info(CLI::App& app) {
                                             : "emulated (operands rounded, f32 GEMM: no speed-up)")
               << "\n";
     std::cout << "threads: " << num_threads() << " (OpenMP; set OMP_NUM_THREADS or train.threads)\n";
+    std::cout << "mpi: " << mpi_library_version()
+              << (built_with_mpi() ? " (mpirun -np N scalelab train / check: docs/scaling.md)" : "")
+              << "\n";
   });
 }
 

@@ -1,9 +1,13 @@
 // scalelab train / init: build a model from a config, train it, or just write its initial weights.
+#include <algorithm>
 #include <csignal>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 
 #include "commands.hpp"
+#include "scalelab/core/parallel.hpp"
 #include "scalelab/model/checkpoint.hpp"
 #include "scalelab/train/trainer.hpp"
 
@@ -71,23 +75,43 @@ void add_train(CLI::App& app) {
   cmd->add_flag("--resume", *resume, "continue from run_dir/checkpoint.safetensors");
   cmd->add_flag("--quiet,-q", *quiet, "no progress lines");
   cmd->callback([args, resume, quiet] {
-    const RunConfig config = load_run_config(*args);
-    const TaskData data = load_task(config.data);
-    Trainer trainer(config, data);
+    Comm& comm = *world;
+    const bool root = comm.rank() == 0;
+    std::optional<RunConfig> config;
+    std::optional<TaskData> data;
+    agree_on_errors(comm, [&] {  // a bad config or data set ends every rank with rank 0's line
+      config = load_run_config(*args);
+      data = load_task(config->data);
+    });
+    // Ranks on one machine share its cores: without train.threads or OMP_NUM_THREADS each rank
+    // takes its share, so that N ranks do not each start one OpenMP thread per core.
+    if (comm.size() > 1 && config->train.threads == 0 && !std::getenv("OMP_NUM_THREADS")) {
+      const int cores = num_threads();
+      set_num_threads(std::max(1, cores / launcher_local_size()));
+      if (root && !*quiet) {
+        std::cerr << "scalelab train: " << comm.size() << " ranks, " << num_threads()
+                  << " thread(s) each (" << cores << " cores / " << launcher_local_size()
+                  << " ranks on this machine; set train.threads or OMP_NUM_THREADS to choose)\n";
+      }
+    }
+    Trainer trainer(*config, *data);
     const StopSignalHandlers handlers;
     const TrainSummary s = trainer.run({.resume = *resume,
-                                        .progress = *quiet ? nullptr : &std::cerr,
-                                        .stop_requested = &stop_signal});
+                                        .progress = *quiet || !root ? nullptr : &std::cerr,
+                                        .stop_requested = &stop_signal,
+                                        .comm = &comm});
+    if (!root) return;  // rank 0 reports for the job
     if (s.interrupted) {
       const int sig = stop_signal;
       std::cerr << "scalelab: " << (sig == SIGINT ? "SIGINT" : "SIGTERM") << ": stopped after step "
-                << s.steps << " of " << config.train.steps << ", checkpoint written to "
-                << (std::filesystem::path(config.train.run_dir) / "checkpoint.safetensors").string()
+                << s.steps << " of " << config->train.steps << ", checkpoint written to "
+                << (std::filesystem::path(config->train.run_dir) / "checkpoint.safetensors").string()
                 << " (continue with --resume)\n";
       exit_status = 128 + sig;
       return;
     }
-    std::cout << "trained " << s.steps << " steps in " << s.seconds << " s ("
+    std::cout << "trained " << s.steps << " steps in " << s.seconds << " s"
+              << (s.ranks > 1 ? " on " + std::to_string(s.ranks) + " ranks" : "") << " ("
               << static_cast<int64_t>(s.tokens_per_second) << " target tokens/s): valid loss "
               << s.valid.nll << " nats, token accuracy " << s.valid.token_accuracy;
     if (s.valid.exact_match >= 0) std::cout << ", exact match " << s.valid.exact_match;

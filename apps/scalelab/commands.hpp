@@ -2,6 +2,8 @@
 #pragma once
 #include <CLI/CLI.hpp>
 
+#include "scalelab/core/comm.hpp"
+
 namespace scalelab::cli {
 
 // The process exit status when a command ends without an Error but not plainly (scalelab train
@@ -21,6 +23,9 @@ inline CLI::Validator finite_range(double lo, double hi) {
       },
       "FLOAT in [" + std::to_string(lo) + " - " + std::to_string(hi) + "]");
 }
+// The job's ranks (main sets it before parsing: MPI_COMM_WORLD under mpirun, else one process).
+// Only train and check use more than one rank; rank 0 alone prints and writes.
+inline Comm* world = nullptr;
 
 void add_train(CLI::App& app);
 void add_init(CLI::App& app);

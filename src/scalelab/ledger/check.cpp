@@ -7,7 +7,9 @@
 #include <filesystem>
 #include <iomanip>
 #include <map>
+#include <memory>
 #include <mutex>
+#include <optional>
 #include <ostream>
 #include <sstream>
 #include <thread>
@@ -136,7 +138,37 @@ std::vector<std::string> parse_claim_ids(const std::string& list) {
   return ids;
 }
 
+namespace {
+
+// The work queue's messages (tags): a worker asks for work, rank 0 assigns a pending-run index
+// ("" = no more work), the worker returns "index\nresult JSON" or its error.
+enum QueueTag : int { kAskWork = 1, kAssign = 2, kResult = 3, kFailed = 4 };
+
+// A rank other than 0: runs what rank 0 assigns until it says stop.
+void serve_work_queue(Comm& comm, const std::vector<PendingRun>& pending) {
+  for (;;) {
+    comm.send(0, kAskWork, "");
+    const CommMessage m = comm.receive(0);
+    if (m.bytes.empty()) return;
+    const size_t i = std::stoul(m.bytes);
+    SL_CHECK(i < pending.size(), "internal: rank 0 assigned run ", i, " of ", pending.size());
+    try {
+      const Json r = execute_run(pending[i].spec);
+      comm.send(0, kResult, std::to_string(i) + "\n" + r.dump());
+    } catch (const std::exception& e) {
+      comm.send(0, kFailed, pending[i].claim + " " + pending[i].spec.label + ": " + e.what());
+    }
+  }
+}
+
+}  // namespace
+
 CheckResult run_check(const CheckOptions& o) {
+  std::unique_ptr<Comm> solo;
+  if (!o.comm) solo = single_process_comm();
+  Comm& comm = o.comm ? *o.comm : *solo;
+  const bool root = comm.rank() == 0, parallel = comm.size() > 1;
+  std::ostream* const progress = root ? o.progress : nullptr;
   SL_CHECK(o.jobs >= 0 && o.jobs <= 64, "--jobs ", o.jobs, ": must be in 0..64 (0: one per core)");
   SL_CHECK(o.seeds >= 0 && o.seeds <= 50, "--seeds ", o.seeds, ": must be in 0..50 (0: default)");
   SL_CHECK(o.seeds == 0 || o.seeds >= 3, "--seeds ", o.seeds, ": training claims need at least 3");
@@ -144,7 +176,9 @@ CheckResult run_check(const CheckOptions& o) {
   mode.quick = o.quick;
   if (o.seeds > 0) mode.train_seeds = o.seeds;
   mode.init_seeds = std::max<int64_t>(8, mode.train_seeds);
-  prepare_out(o.out);
+  agree_on_errors(comm, [&] {
+    if (root) prepare_out(o.out);
+  });
   const auto t0 = std::chrono::steady_clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
 
@@ -176,11 +210,17 @@ CheckResult run_check(const CheckOptions& o) {
   }
 
   // Run (cache first).
+  CheckResult result;
+  if (!root) {  // a worker rank: rank 0 owns the cache, the ledger and the report
+    serve_work_queue(comm, pending);
+    throw_first_error(comm, "");  // rank 0's failure, if any, ends this rank too
+    result.written = false;
+    return result;
+  }
   const RunCache cache((fs::path(o.out) / "cache").string());
   std::vector<size_t> todo;
-  CheckResult result;
   for (size_t i = 0; i < pending.size(); ++i) {
-    if (auto hit = cache.find(pending[i].key, o.progress)) {
+    if (auto hit = cache.find(pending[i].key, progress)) {
       pending[i].result = std::move(*hit);
       ++result.cached_runs;
     } else {
@@ -188,11 +228,16 @@ CheckResult run_check(const CheckOptions& o) {
     }
   }
   result.runs = static_cast<int64_t>(pending.size());
-  const int64_t jobs = o.jobs > 0 ? o.jobs : std::max<int64_t>(1, int64_t(std::thread::hardware_concurrency()));
-  if (o.progress) {
-    *o.progress << "scalelab check: " << claims.size() << " claim(s), " << pending.size()
-                << " run(s) (" << result.cached_runs << " cached), " << jobs << " job(s), "
-                << (mode.quick ? "quick" : "full") << " mode\n";
+  // Under MPI every rank runs one run at a time (rank 0 on a second thread beside the queue).
+  const int64_t jobs = parallel ? comm.size()
+                       : o.jobs > 0 ? o.jobs
+                                    : std::max<int64_t>(1, int64_t(std::thread::hardware_concurrency()));
+  if (progress) {
+    *progress << "scalelab check: " << claims.size() << " claim(s), " << pending.size()
+                << " run(s) (" << result.cached_runs << " cached), " << jobs << " job(s)"
+                << (parallel ? " (" + std::to_string(comm.size()) + " MPI ranks, one run each at a time)" : "")
+                << ", " << (mode.quick ? "quick" : "full") << " mode\n";
+    if (parallel && o.jobs > 1) *progress << "note: --jobs is ignored under MPI: -np sets the runs side by side\n";
   }
   std::atomic<size_t> next{0};
   std::atomic<size_t> finished{0};
@@ -200,6 +245,22 @@ CheckResult run_check(const CheckOptions& o) {
   std::exception_ptr failure;
   double run_seconds = 0, done_cost = 0, todo_cost = 0;
   for (size_t i : todo) todo_cost += estimated_cost(pending[i].spec);
+  // A finished run (here or on another rank): cached, kept, counted.
+  auto finish = [&](PendingRun& p, Json r, double took) {
+    cache.store(p.key, p.claim + " " + p.spec.label, r);
+    p.result = std::move(r);
+    std::lock_guard<std::mutex> lock(mutex);
+    run_seconds += took;
+    done_cost += estimated_cost(p.spec);
+    const size_t done = ++finished;
+    if (progress) {
+      // Seconds per unit of estimated cost so far, times the cost left, over the jobs.
+      const double eta = run_seconds / done_cost * (todo_cost - done_cost) / double(jobs);
+      *progress << "[check] " << p.claim << " " << p.spec.label << ": run " << done << " of "
+                << todo.size() << ", elapsed " << duration(elapsed()) << ", ETA "
+                << duration(eta) << "\n" << std::flush;
+    }
+  };
   auto worker = [&] {
     for (;;) {
       {
@@ -212,20 +273,7 @@ CheckResult run_check(const CheckOptions& o) {
       try {
         const auto r0 = std::chrono::steady_clock::now();
         Json r = execute_run(p.spec);
-        cache.store(p.key, p.claim + " " + p.spec.label, r);
-        p.result = std::move(r);
-        const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - r0).count();
-        std::lock_guard<std::mutex> lock(mutex);
-        run_seconds += took;
-        done_cost += estimated_cost(p.spec);
-        const size_t done = ++finished;
-        if (o.progress) {
-          // Seconds per unit of estimated cost so far, times the cost left, over the jobs.
-          const double eta = run_seconds / done_cost * (todo_cost - done_cost) / double(jobs);
-          *o.progress << "[check] " << p.claim << " " << p.spec.label << ": run " << done << " of "
-                      << todo.size() << ", elapsed " << duration(elapsed()) << ", ETA "
-                      << duration(eta) << "\n" << std::flush;
-        }
+        finish(p, std::move(r), std::chrono::duration<double>(std::chrono::steady_clock::now() - r0).count());
       } catch (...) {
         std::lock_guard<std::mutex> lock(mutex);
         if (!failure) failure = std::current_exception();
@@ -233,10 +281,54 @@ CheckResult run_check(const CheckOptions& o) {
       }
     }
   };
-  {
+  if (!parallel) {
     std::vector<std::thread> threads;
     for (int64_t j = 0; j < std::min<int64_t>(jobs, int64_t(todo.size())); ++j) threads.emplace_back(worker);
     for (std::thread& t : threads) t.join();
+  } else {
+    // This thread serves the queue (every MPI call stays on it); one more thread runs runs here.
+    std::thread local(worker);
+    int serving = comm.size() - 1;
+    while (serving > 0) {
+      std::optional<CommMessage> m = comm.try_receive();
+      if (!m) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+        continue;
+      }
+      if (m->tag == kAskWork) {
+        bool failed;
+        {
+          std::lock_guard<std::mutex> lock(mutex);
+          failed = failure != nullptr;
+        }
+        const size_t k = failed ? todo.size() : next.fetch_add(1);
+        if (k >= todo.size()) {
+          comm.send(m->source, kAssign, "");
+          --serving;
+        } else {
+          comm.send(m->source, kAssign, std::to_string(todo[k]));
+        }
+      } else if (m->tag == kResult) {
+        const size_t nl = m->bytes.find('\n');
+        const size_t i = std::stoul(m->bytes.substr(0, nl));
+        Json r = Json::parse(m->bytes.substr(nl + 1));
+        const double took = r.value("seconds", 0.0);
+        finish(pending.at(i), std::move(r), took);
+      } else if (m->tag == kFailed) {
+        std::lock_guard<std::mutex> lock(mutex);
+        if (!failure) failure = std::make_exception_ptr(Error("rank " + std::to_string(m->source) + ": " + m->bytes));
+      }
+    }
+    local.join();
+    std::string message;
+    if (failure) {
+      try {
+        std::rethrow_exception(failure);
+      } catch (const std::exception& e) {
+        message = e.what();
+      }
+    }
+    throw_first_error(comm, message);  // every rank ends with it
   }
   if (failure) std::rethrow_exception(failure);
   for (PendingRun& p : pending)
@@ -254,8 +346,8 @@ CheckResult run_check(const CheckOptions& o) {
     summaries.push_back({{"id", id}, {"statement", record["statement"]}, {"verdict", record["verdict"]},
                          {"condition", record["condition"]}, {"provisional", record["provisional"]},
                          {"key_number", record["key_number"]}, {"sentence", record["sentence"]}});
-    if (o.progress) {
-      *o.progress << "[check] " << id << ": " << record["verdict"].get<std::string>()
+    if (progress) {
+      *progress << "[check] " << id << ": " << record["verdict"].get<std::string>()
                   << (v.condition.empty() ? "" : " " + v.condition) << "\n";
     }
   }
@@ -263,7 +355,7 @@ CheckResult run_check(const CheckOptions& o) {
   result.ledger = {{"schema", 1}, {"mode", mode.quick ? "quick" : "full"},
                    {"version", binary_version()}, {"cpu", detect_cpu().model_name},
                    {"seconds", result.seconds}, {"runs", result.runs},
-                   {"cached_runs", result.cached_runs}, {"jobs", jobs},
+                   {"cached_runs", result.cached_runs}, {"jobs", jobs}, {"ranks", comm.size()},
                    {"train_seeds", mode.train_seeds}, {"init_seeds", mode.init_seeds},
                    {"claims", summaries}};
   write_file_atomically((fs::path(o.out) / "ledger.json").string(), result.ledger.dump(1) + "\n");

@@ -118,12 +118,15 @@ ModelConfig resolve_vocab(ModelConfig model, const TaskData& data) {
 
 EvalResult evaluate(Transformer<float>& model, const TaskData& data,
                     const std::vector<Example>& examples, int64_t batch_size,
-                    int64_t exact_match_examples) {
+                    int64_t exact_match_examples, Comm* comm) {
+  const int rank = comm ? comm->rank() : 0, ranks = comm ? comm->size() : 1;
   EvalResult r;
   double loss_sum = 0, nll_sum = 0;
   int64_t correct = 0;
   const bool with_source = model.config().arch == Architecture::encoder_decoder;
+  int64_t k = 0;
   for (const Batch& b : batches_in_order(examples, batch_size, batch_layout(data, with_source))) {
+    if (k++ % ranks != rank) continue;  // round-robin over the ranks
     const Tensor<float>& logits = model.forward(model_input(b), ForwardMode{});
     const LossResult l = cross_entropy<float>(logits.data(), b.tgt_out.data(), b.size * b.tgt_len,
                                               model.config().tgt_vocab, 0.0, kPadId, nullptr);
@@ -132,12 +135,29 @@ EvalResult evaluate(Transformer<float>& model, const TaskData& data,
     correct += l.correct;
     r.tokens += l.tokens;
   }
+  const bool with_em = with_source && exact_match_examples > 0;
+  if (ranks > 1) {
+    // Sums over the ranks; exact match over each rank's contiguous share of the examples.
+    double em_count = 0, em_n = 0;
+    if (with_em) {
+      const int64_t n = std::min<int64_t>(examples.size(), exact_match_examples);
+      const int64_t begin = n * rank / ranks, end = n * (rank + 1) / ranks;
+      const std::vector<Example> subset(examples.begin() + begin, examples.begin() + end);
+      if (!subset.empty()) em_count = exact_match(model, subset, batch_size) * double(subset.size());
+      em_n = double(n);
+    }
+    double sums[4] = {loss_sum, nll_sum, double(correct), double(r.tokens)};
+    comm->allreduce_sum(sums, 4);
+    comm->allreduce_sum(&em_count, 1);
+    loss_sum = sums[0], nll_sum = sums[1], correct = int64_t(sums[2]), r.tokens = int64_t(sums[3]);
+    if (with_em) r.exact_match = em_n > 0 ? em_count / em_n : 0;
+  }
   // No token would report a loss of 0 nats, a perfect score.
   SL_CHECK(r.tokens > 0, "cannot evaluate an empty split (", examples.size(), " examples, no target token)");
   r.loss = r.tokens ? loss_sum / r.tokens : 0;
   r.nll = r.tokens ? nll_sum / r.tokens : 0;
   r.token_accuracy = r.tokens ? double(correct) / r.tokens : 0;
-  if (with_source && exact_match_examples > 0) {
+  if (with_em && ranks == 1) {
     const size_t n = std::min<size_t>(examples.size(), exact_match_examples);
     const std::vector<Example> subset(examples.begin(), examples.begin() + n);
     r.exact_match = exact_match(model, subset, batch_size);
@@ -174,9 +194,11 @@ void Trainer::restore_master_weights_and_round_grads() {
   }
 }
 
-Trainer::StepResult Trainer::train_step(const Batch& batch, int64_t step, double lr,
-                                        const TrainerOptions& options) {
-  Rng dropout_rng(config_.train.seed * 0x9E3779B97F4A7C15ull + static_cast<uint64_t>(step));
+Trainer::StepResult Trainer::train_step(const Batch& batch, int64_t global_tokens, int64_t step,
+                                        double lr, const TrainerOptions& options) {
+  const bool parallel = comm_->size() > 1;
+  Rng dropout_rng(config_.train.seed * 0x9E3779B97F4A7C15ull + static_cast<uint64_t>(step) +
+                  (parallel ? static_cast<uint64_t>(comm_->rank()) * 0xD1B54A32D192ED03ull : 0));
   const bool reduced = rounding_.dtype != DType::f32;
   model_.zero_grad();
   if (reduced) round_weights_to_format();
@@ -187,17 +209,29 @@ Trainer::StepResult Trainer::train_step(const Batch& batch, int64_t step, double
   const LossResult l = cross_entropy<float>(logits.data(), batch.tgt_out.data(),
                                             batch.size * batch.tgt_len, model_.config().tgt_vocab,
                                             config_.train.label_smoothing, kPadId, dlogits_.data());
-  if (scaler_) {  // backward of S · loss (rounded to the format inside the model's backward)
-    const float s = static_cast<float>(scaler_->scale());
+  // backward of S · loss (rounded to the format inside the model's backward); data parallel: of
+  // this rank's share n_r / n of the global mean (data_parallel.hpp), so the ranks' sum is exact.
+  const double share = !parallel ? 1.0 : global_tokens > 0 ? double(l.tokens) / double(global_tokens) : 0.0;
+  if (scaler_ || parallel) {
+    const float s = static_cast<float>((scaler_ ? scaler_->scale() : 1.0) * share);
     for (float& g : dlogits_) g *= s;
   }
   model_.backward(dlogits_.data());
+  StepResult r{.loss = l.loss, .nll = l.nll};
+  if (parallel) {  // the global batch's gradient and mean loss on every rank
+    const auto c0 = std::chrono::steady_clock::now();
+    allreduce_.run(*comm_, optimizer_.params());
+    allreduce_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - c0).count();
+    double sums[3] = {l.loss * double(l.tokens), l.nll * double(l.tokens), double(l.tokens)};
+    comm_->allreduce_sum(sums, 3);
+    r.loss = sums[2] > 0 ? sums[0] / sums[2] : 0.0;
+    r.nll = sums[2] > 0 ? sums[1] / sums[2] : 0.0;
+  }
   if (options.observer && options.observe_every > 0 &&
       (step == 1 || step % options.observe_every == 0)) {
-    options.observer(StepView{.step = step, .loss = l.loss, .model = model_});
+    options.observer(StepView{.step = step, .loss = r.loss, .model = model_});
   }
   if (reduced) restore_master_weights_and_round_grads();
-  StepResult r{.loss = l.loss, .nll = l.nll};
   if (scaler_) {
     bool overflow = false;
     for (const Parameter<float>* p : optimizer_.params())
@@ -284,7 +318,54 @@ int64_t Trainer::restore(const std::string& path) {
   return c.step;
 }
 
+void Trainer::broadcast_state(int64_t& start_step) {
+  std::vector<std::pair<float*, int64_t>> tensors;
+  const auto& params = optimizer_.params();
+  for (size_t i = 0; i < params.size(); ++i) {
+    tensors.emplace_back(params[i]->value.data(), params[i]->value.numel());
+    tensors.emplace_back(optimizer_.first_moments()[i].data(), params[i]->value.numel());
+    tensors.emplace_back(optimizer_.second_moments()[i].data(), params[i]->value.numel());
+  }
+  broadcast_floats(*comm_, tensors);
+  std::string meta;
+  if (comm_->rank() == 0) {
+    Json m = {{"start_step", start_step}, {"saved_steps", saved_steps_},
+              {"optimizer_steps", optimizer_.steps()}};
+    if (scaler_) {
+      const LossScalerState st = scaler_->state();
+      m["scaler"] = {st.scale, st.steps, st.skipped, st.clean_run};
+    }
+    meta = m.dump();
+  }
+  comm_->broadcast(meta, 0);
+  const Json m = Json::parse(meta);
+  start_step = m["start_step"];
+  saved_steps_ = m["saved_steps"];
+  optimizer_.set_steps(m["optimizer_steps"]);
+  if (scaler_ && m.contains("scaler")) {
+    const Json& st = m["scaler"];
+    scaler_->restore({st[0].get<double>(), st[1].get<int64_t>(), st[2].get<int64_t>(),
+                      st[3].get<int64_t>()});
+  }
+}
+
+std::string Trainer::weights_digest() const {
+  std::vector<std::pair<const float*, int64_t>> tensors;
+  for (const Parameter<float>* p : optimizer_.params())
+    tensors.emplace_back(p->value.data(), p->value.numel());
+  return floats_digest(tensors);
+}
+
 TrainSummary Trainer::run(const TrainerOptions& options) {
+  if (options.comm) {
+    comm_ = options.comm;
+  } else {
+    if (!solo_) solo_ = single_process_comm();
+    comm_ = solo_.get();
+  }
+  Comm& comm = *comm_;
+  const bool root = comm.rank() == 0, parallel = comm.size() > 1;
+  std::ostream* const progress = root ? options.progress : nullptr;  // rank 0 alone prints
   const TrainConfig& tc = config_.train;
   // The run's thread count, restored at the end (it must not leak into the caller's next run).
   std::optional<ScopedNumThreads> threads;
@@ -295,59 +376,79 @@ TrainSummary Trainer::run(const TrainerOptions& options) {
   const std::string metrics_path = (dir / "metrics.jsonl").string();
   const fs::path snapshot_dir = dir / "snapshots";
   const bool on_disk = options.write_run_dir;
+  const bool writes = on_disk && root;  // rank 0 alone writes the run directory
   SL_CHECK(on_disk || !options.resume, "resuming needs a run directory (write_run_dir)");
+  SL_CHECK(tc.batch_size >= comm.size(), "train.batch_size = ", tc.batch_size, " is smaller than "
+           "the number of ranks (", comm.size(), "): each rank needs at least one example of the "
+           "global batch");
+  const Json resolved = run_config_to_json(config_);
+  if (parallel) {  // the same config and the same training data on every rank
+    uint64_t data_digest = 1469598103934665603ull;
+    for (const Example& e : data_.train) {
+      data_digest = fnv1a64(e.src.data(), e.src.size() * sizeof(int32_t), data_digest);
+      data_digest = fnv1a64(e.tgt.data(), e.tgt.size() * sizeof(int32_t), data_digest);
+    }
+    require_same_on_all_ranks(comm, "config or training data",
+                              resolved.dump() + "\n" + std::to_string(data_digest));
+  }
   // Every check comes before the first write, so a refused command leaves the directory as it was.
   // A run is its checkpoint: a metrics.jsonl without one is what a run that failed before its
   // first checkpoint left, and a fresh start replaces it.
-  const bool has_checkpoint = on_disk && fs::exists(checkpoint_path);
-  if (on_disk && !options.resume) {
-    SL_CHECK(!has_checkpoint, "train.run_dir = ", tc.run_dir,
-             ": already holds a run (checkpoint.safetensors); choose another run_dir or pass --resume");
-    // Snapshots are weights someone may still average: never replaced, even without a checkpoint.
-    SL_CHECK(!(fs::exists(snapshot_dir) && !fs::is_empty(snapshot_dir)), "train.run_dir = ",
-             tc.run_dir, ": already holds a run (snapshots/, no checkpoint to resume from); choose "
-             "another run_dir or move snapshots/ away");
-  }
+  // Rank 0 reads the run directory (the other ranks may not see it: another machine without a
+  // shared file system); what it finds or refuses is then every rank's.
   int64_t start_step = 0;
-  if (options.resume) {
-    SL_CHECK(has_checkpoint, "train.run_dir = ", tc.run_dir, ": no checkpoint.safetensors to resume "
-             "from (the run stopped before its first checkpoint); start it again without --resume");
-    start_step = restore(checkpoint_path);
-    // Training nothing and relabelling the weights would corrupt the run.
-    SL_CHECK(tc.steps >= start_step, "cannot resume: the checkpoint is at step ", start_step,
-             ", beyond train.steps = ", tc.steps, " (resuming only trains on; raise train.steps)");
-    SL_CHECK(tc.steps != start_step, "train.run_dir = ", tc.run_dir, " is already at step ",
-             start_step, " = train.steps: nothing to do (raise train.steps to train on)");
-    // Before config.toml/json are rewritten: a broken record is refused with the run untouched.
-    if (on_disk) trim_metrics(metrics_path, start_step);
-  }
+  agree_on_errors(comm, [&] {
+    if (!root) return;
+    const bool has_checkpoint = on_disk && fs::exists(checkpoint_path);
+    if (on_disk && !options.resume) {
+      SL_CHECK(!has_checkpoint, "train.run_dir = ", tc.run_dir,
+               ": already holds a run (checkpoint.safetensors); choose another run_dir or pass --resume");
+      // Snapshots are weights someone may still average: never replaced, even without a checkpoint.
+      SL_CHECK(!(fs::exists(snapshot_dir) && !fs::is_empty(snapshot_dir)), "train.run_dir = ",
+               tc.run_dir, ": already holds a run (snapshots/, no checkpoint to resume from); choose "
+               "another run_dir or move snapshots/ away");
+    }
+    if (options.resume) {
+      SL_CHECK(has_checkpoint, "train.run_dir = ", tc.run_dir, ": no checkpoint.safetensors to resume "
+               "from (the run stopped before its first checkpoint); start it again without --resume");
+      start_step = restore(checkpoint_path);
+      // Training nothing and relabelling the weights would corrupt the run.
+      SL_CHECK(tc.steps >= start_step, "cannot resume: the checkpoint is at step ", start_step,
+               ", beyond train.steps = ", tc.steps, " (resuming only trains on; raise train.steps)");
+      SL_CHECK(tc.steps != start_step, "train.run_dir = ", tc.run_dir, " is already at step ",
+               start_step, " = train.steps: nothing to do (raise train.steps to train on)");
+      // Before config.toml/json are rewritten: a broken record is refused with the run untouched.
+      if (on_disk) trim_metrics(metrics_path, start_step);
+    }
+  });
+  if (parallel) broadcast_state(start_step);  // rank 0's weights (fresh or resumed) everywhere
 
-  if (on_disk) fs::create_directories(dir);
-  if (options.progress) {
-    *options.progress << "scalelab train: " << model_.parameter_count() << " parameters, "
-                      << data_.train.size() << " training examples, run dir " << tc.run_dir
-                      << (options.resume ? " (resuming from step " + std::to_string(start_step) + ")" : "")
-                      << "\n";
+  if (writes) fs::create_directories(dir);
+  if (progress) {
+    *progress << "scalelab train: " << model_.parameter_count() << " parameters, "
+              << data_.train.size() << " training examples, run dir " << tc.run_dir
+              << (parallel ? ", " + std::to_string(comm.size()) + " ranks (data parallel)" : "")
+              << (options.resume ? " (resuming from step " + std::to_string(start_step) + ")" : "")
+              << "\n";
   }
-  const Json resolved = run_config_to_json(config_);
-  if (on_disk) {
+  if (writes) {
     write_file_atomically((dir / "config.toml").string(), json_to_toml(resolved));
     write_file_atomically((dir / "config.json").string(), resolved.dump(2) + "\n");
   }
-  if (options.resume && options.progress && saved_steps_ != tc.steps &&
+  if (options.resume && progress && saved_steps_ != tc.steps &&
       tc.schedule.kind == ScheduleKind::warmup_cosine) {
-    *options.progress << "note: train.steps changed from " << saved_steps_ << " to " << tc.steps
+    *progress << "note: train.steps changed from " << saved_steps_ << " to " << tc.steps
                       << ": the cosine decay is recomputed over the new total from step "
                       << start_step + 1 << "\n";
   }
   std::ofstream metrics_file;
-  if (on_disk) {
+  if (writes) {
     // A fresh start with a leftover metrics.jsonl (no checkpoint beside it) starts it anew.
     metrics_file.open(metrics_path, options.resume ? std::ios::app : std::ios::trunc);
     SL_CHECK(metrics_file, "cannot open ", metrics_path, " for writing: ", std::strerror(errno));
   }
   auto emit = [&](const Json& rec) {
-    if (on_disk) {
+    if (writes) {
       metrics_file << rec.dump() << "\n" << std::flush;
       SL_CHECK(metrics_file, "cannot write ", metrics_path, ": ", std::strerror(errno));
     }
@@ -366,36 +467,40 @@ TrainSummary Trainer::run(const TrainerOptions& options) {
   int64_t tokens = 0;
   double last_loss = 0;
   auto eval_and_log = [&](int64_t step) {
-    summary.valid = evaluate(model_, data_, data_.valid, tc.batch_size, tc.eval_examples);
+    summary.valid = evaluate(model_, data_, data_.valid, tc.batch_size, tc.eval_examples, comm_);
     Json rec = {{"split", "valid"}, {"step", step}, {"loss", summary.valid.loss},
                 {"nll", summary.valid.nll}, {"token_accuracy", summary.valid.token_accuracy}};
     if (summary.valid.exact_match >= 0) rec["exact_match"] = summary.valid.exact_match;
     emit(rec);
-    if (options.progress) {
-      *options.progress << "valid step " << step << ": loss " << std::fixed << std::setprecision(4)
+    if (progress) {
+      *progress << "valid step " << step << ": loss " << std::fixed << std::setprecision(4)
                         << summary.valid.nll << " nats, token accuracy "
                         << summary.valid.token_accuracy;
-      if (summary.valid.exact_match >= 0) *options.progress << ", exact match " << summary.valid.exact_match;
-      *options.progress << std::defaultfloat << "\n";
+      if (summary.valid.exact_match >= 0) *progress << ", exact match " << summary.valid.exact_match;
+      *progress << std::defaultfloat << "\n";
     }
   };
   const bool reduced = tc.precision.dtype != DType::f32;
   int64_t last_saved = start_step;  // the step checkpoint.safetensors holds (0: none)
   for (int64_t step = start_step + 1; step <= tc.steps; ++step) {
-    const Batch batch = stream.next();
+    const Batch batch = stream.next();  // the global batch: the same on every rank
     const double lr = learning_rate(tc.schedule, step);
     StepResult r;
     {  // the step's GEMMs only: validation and decoding measure the f32 model the checkpoint holds
       const ScopedMatmulPrecision matmul_precision(tc.precision.matmul);
-      r = train_step(batch, step, lr, options);
+      if (parallel) r = train_step(shard_batch(batch, comm.rank(), comm.size()), batch.target_tokens,
+                                   step, lr, options);
+      else r = train_step(batch, batch.target_tokens, step, lr, options);
     }
     last_loss = r.loss;
     if (!r.applied) summary.skipped_steps += 1;
     tokens += batch.target_tokens;
     const double elapsed = std::chrono::duration<double>(clock::now() - t0).count();
-    // Read once per step; the last step finishes the run normally (validation, summary).
-    const bool stopping =
-        options.stop_requested && *options.stop_requested != 0 && step < tc.steps;
+    // Read once per step; the last step finishes the run normally (validation, summary). Data
+    // parallel: a request on any rank stops every rank after this step.
+    double stop_votes = options.stop_requested && *options.stop_requested != 0 ? 1.0 : 0.0;
+    if (parallel) comm.allreduce_sum(&stop_votes, 1);
+    const bool stopping = stop_votes > 0 && step < tc.steps;
     if (step % tc.log_every == 0 || step == tc.steps || stopping) {
       const double tps = tokens / std::max(elapsed, 1e-9);
       const double eta = elapsed / double(step - start_step) * double(tc.steps - step);
@@ -411,17 +516,17 @@ TrainSummary Trainer::run(const TrainerOptions& options) {
         counters_ = {};
       }
       emit(rec);
-      if (options.progress) {
-        *options.progress << "step " << step << "/" << tc.steps << "  loss " << std::fixed
+      if (progress) {
+        *progress << "step " << step << "/" << tc.steps << "  loss " << std::fixed
                           << std::setprecision(4) << last_loss << "  lr " << std::scientific
                           << std::setprecision(2) << lr << std::fixed << "  tok/s "
                           << std::setprecision(0) << tps << "  ETA " << format_duration(eta)
                           << std::defaultfloat;
         if (scaler_) {
-          *options.progress << "  scale " << scaler_->scale() << "  skipped "
+          *progress << "  scale " << scaler_->scale() << "  skipped "
                             << summary.skipped_steps;
         }
-        *options.progress << "\n";
+        *progress << "\n";
       }
     }
     const std::string kept = !on_disk ? ""
@@ -435,10 +540,11 @@ TrainSummary Trainer::run(const TrainerOptions& options) {
     check_finite(step, r, kept);  // never a checkpoint with inf or NaN in it
     if (tc.eval_every > 0 && step % tc.eval_every == 0 && step != tc.steps) eval_and_log(step);
     if (on_disk && ((tc.checkpoint_every > 0 && step % tc.checkpoint_every == 0) || stopping)) {
-      save(checkpoint_path, step);
+      if (parallel) require_same_on_all_ranks(comm, "weights (the ranks diverged)", weights_digest());
+      if (root) save(checkpoint_path, step);
       last_saved = step;
     }
-    if (on_disk && tc.snapshot_every > 0 && step % tc.snapshot_every == 0) {
+    if (writes && tc.snapshot_every > 0 && step % tc.snapshot_every == 0) {
       // Weights only (no optimizer state): for scalelab average / eval, not for --resume.
       fs::create_directories(snapshot_dir);
       save_checkpoint((snapshot_dir / ("step" + std::to_string(step) + ".safetensors")).string(),
@@ -446,6 +552,7 @@ TrainSummary Trainer::run(const TrainerOptions& options) {
     }
     if (stopping) {
       summary.interrupted = true;
+      summary.ranks = comm.size();
       summary.steps = step;
       summary.final_train_loss = last_loss;
       summary.seconds = std::chrono::duration<double>(clock::now() - t0).count();
@@ -454,7 +561,9 @@ TrainSummary Trainer::run(const TrainerOptions& options) {
     }
   }
   eval_and_log(tc.steps);
-  if (on_disk) save(checkpoint_path, tc.steps);
+  if (on_disk && parallel) require_same_on_all_ranks(comm, "weights (the ranks diverged)", weights_digest());
+  if (writes) save(checkpoint_path, tc.steps);
+  summary.ranks = comm.size();
   summary.steps = tc.steps;
   summary.final_train_loss = last_loss;
   summary.seconds = std::chrono::duration<double>(clock::now() - t0).count();
@@ -462,9 +571,14 @@ TrainSummary Trainer::run(const TrainerOptions& options) {
   Json s = {{"steps", summary.steps}, {"final_train_loss", summary.final_train_loss},
             {"valid_loss", summary.valid.nll}, {"valid_token_accuracy", summary.valid.token_accuracy},
             {"seconds", summary.seconds}, {"tokens_per_second", summary.tokens_per_second},
-            {"parameters", summary.parameters}, {"threads", num_threads()},
+            {"parameters", summary.parameters}, {"threads", num_threads()}, {"ranks", comm.size()},
             {"precision", dtype_name(tc.precision.dtype)}, {"skipped_steps", summary.skipped_steps},
             {"matmul_precision", matmul_precision_name(tc.precision.matmul)}};
+  if (parallel) {
+    // Time in the gradient all-reduce, waiting for the slowest rank included (docs/scaling.md).
+    s["allreduce_seconds"] = allreduce_seconds_;
+    s["allreduce_calls"] = allreduce_.calls();
+  }
   if (tc.precision.matmul == MatmulPrecision::bf16)
     s["bf16_matmul_in_hardware"] = bf16_matmul_in_hardware();
   if (scaler_) s["loss_scale"] = scaler_->scale();
@@ -474,7 +588,7 @@ TrainSummary Trainer::run(const TrainerOptions& options) {
     s["rounding"] = counters_to_json(run_counters_);  // this session's steps (not before a resume)
   }
   if (summary.valid.exact_match >= 0) s["valid_exact_match"] = summary.valid.exact_match;
-  if (on_disk) write_file_atomically((dir / "summary.json").string(), s.dump(2) + "\n");
+  if (writes) write_file_atomically((dir / "summary.json").string(), s.dump(2) + "\n");
   return summary;
 }
 

@@ -12,17 +12,25 @@
 // log records then carry the loss scale, the skipped steps and the per-op overflow counts.
 // Determinism: batches come from train.seed, dropout masks from (train.seed, step), so the same
 // config and thread count give the same loss sequence, also across a resume.
+// Data parallel (TrainerOptions::comm with more than one rank, docs/scaling.md): every rank trains
+// on its slice of each global batch, gradients and loss are summed over the ranks, and all ranks
+// hold the same weights; only rank 0 writes the run directory and prints. Dropout masks then come
+// from (train.seed, step, rank): with dropout > 0 an N-rank run is reproducible at that N but is
+// not the 1-process run's twin (with dropout 0 it is, to float rounding).
 #pragma once
 #include <csignal>
 #include <functional>
 #include <iosfwd>
+#include <memory>
 #include <optional>
 #include <string>
 
+#include "scalelab/core/comm.hpp"
 #include "scalelab/data/batch.hpp"
 #include "scalelab/data/task.hpp"
 #include "scalelab/model/transformer.hpp"
 #include "scalelab/nn/rounding.hpp"
+#include "scalelab/train/data_parallel.hpp"
 #include "scalelab/train/loss_scaler.hpp"
 #include "scalelab/train/run_config.hpp"
 
@@ -42,6 +50,7 @@ struct TrainSummary {
   double seconds = 0;
   double tokens_per_second = 0;
   int64_t parameters = 0;
+  int ranks = 1;  // data-parallel processes (TrainerOptions::comm)
   // true: stopped early at `steps` on TrainerOptions::stop_requested; the checkpoint holds that
   // step, and there is no final validation and no summary.json.
   bool interrupted = false;
@@ -77,6 +86,10 @@ struct TrainerOptions {
   // the step in progress finishes, its train record and the checkpoint are written, and run()
   // returns with TrainSummary::interrupted, so that a Ctrl-C never loses the steps done.
   const volatile std::sig_atomic_t* stop_requested = nullptr;
+  // The job's ranks (null: this process alone). With more than one rank every rank calls run()
+  // with the same config; errors that depend on the run directory are checked on rank 0 and
+  // raised on every rank, and the stop request of any rank stops all of them at the same step.
+  Comm* comm = nullptr;
 };
 
 class Trainer {
@@ -90,7 +103,12 @@ class Trainer {
     double loss = 0, nll = 0, grad_norm = 0;
     bool applied = true;  // false: skipped by the loss scaler
   };
-  StepResult train_step(const Batch& batch, int64_t step, double lr, const TrainerOptions& options);
+  // `batch` is this rank's slice; global_tokens the global batch's target tokens (the loss's N).
+  StepResult train_step(const Batch& batch, int64_t global_tokens, int64_t step, double lr,
+                        const TrainerOptions& options);
+  // Rank 0's weights, optimizer and loss-scaler state to every rank (after init or a resume).
+  void broadcast_state(int64_t& start_step);
+  std::string weights_digest() const;
   // bf16/f16: the forward and backward use the weights rounded to the format; the optimizer
   // updates the f32 masters (kept here in between).
   void round_weights_to_format();
@@ -113,11 +131,18 @@ class Trainer {
   OverflowCounters counters_, run_counters_;
   std::vector<Tensor<float>> master_;
   std::optional<DynamicLossScaler> scaler_;
+  // Data parallel: the job's ranks (run() sets it; a single process when TrainerOptions::comm is null).
+  Comm* comm_ = nullptr;
+  std::unique_ptr<Comm> solo_;
+  GradientAllreduce allreduce_;
+  double allreduce_seconds_ = 0;  // this session's time in allreduce_ (summary.json)
 };
 
+// comm (null: one process): the batches are dealt round-robin to the ranks and the sums reduced;
+// every rank returns the same global figures.
 EvalResult evaluate(Transformer<float>& model, const TaskData& data,
                     const std::vector<Example>& examples, int64_t batch_size,
-                    int64_t exact_match_examples);
+                    int64_t exact_match_examples, Comm* comm = nullptr);
 
 // Model config with the vocabulary sizes taken from the data when left at 0.
 ModelConfig resolve_vocab(ModelConfig model, const TaskData& data);
