@@ -112,18 +112,30 @@ inline ScratchDir& scratch_dir() {
   return dir;
 }
 
+// An accepted shape: every dimension >= 0 and the product of the non-zero ones fits in int64, so
+// shape_numel (and every size computed from it later) is defined; returns the element count.
+inline int64_t checked_numel(const Shape& shape) {
+  int64_t product = 1;
+  bool zero = false;
+  for (int64_t d : shape) {
+    require(d >= 0, "accepted shape has dimensions >= 0");
+    if (d == 0) zero = true;
+    else require(!__builtin_mul_overflow(product, d, &product), "accepted shape's element count fits in int64");
+  }
+  return zero ? 0 : product;
+}
+
 // core/safetensors: read_safetensors on the bytes as a file.
 inline void feed_safetensors(std::string_view bytes) {
   const SafetensorsFile file = read_safetensors(scratch_file().set(bytes));
-  for (const auto& [name, t] : file.tensors) require(t.numel() == shape_numel(t.shape()), "tensor numel");
+  for (const auto& [name, t] : file.tensors) require(t.numel() == checked_numel(t.shape()), "tensor numel");
 }
 
 // core/safetensors: read_npy_int on the bytes as a file.
 inline void feed_npy(std::string_view bytes) {
   Shape shape;
   const std::vector<int32_t> values = read_npy_int(scratch_file().set(bytes), shape);
-  for (int64_t d : shape) require(d >= 0, "npy dimension >= 0");
-  require(static_cast<int64_t>(values.size()) == shape_numel(shape), "npy values match the shape");
+  require(static_cast<int64_t>(values.size()) == checked_numel(shape), "npy values match the shape");
 }
 
 // data/cmudict: parse_cmudict, then the vocabularies and examples built from what it kept.

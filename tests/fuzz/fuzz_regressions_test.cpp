@@ -77,7 +77,7 @@ TEST(FuzzRegressions, EachInputIsRejectedWithACleanError) {
       EXPECT_EQ(got, accept ? Outcome::accepted : Outcome::rejected) << t.name << ": " << file;
     }
   }
-  RecordProperty("inputs", inputs);
+  if (inputs == 0) GTEST_SKIP() << "fuzz/regressions/ holds no input yet";
 }
 
 TEST(FuzzRegressions, EverySeedIsAcceptedOrCleanlyRejected) {
