@@ -63,6 +63,11 @@ int64_t peak_growth_bytes(AttentionKernel kernel, int64_t n) {
 int64_t linear_bound_bytes(int64_t n) { return (1 << 20) + 2048 * n; }
 
 TEST(AttentionMemory, FlashPeakGrowsLinearlyWhileNaiveStoresNSquared) {
+#if defined(__SANITIZE_ADDRESS__)
+  // AddressSanitizer keeps freed blocks in quarantine and pads each with redzones, so the peak RSS
+  // counts every allocation of the run rather than the live ones (9.2 MB at N = 4096, above N²/8).
+  GTEST_SKIP() << "peak RSS is not the kernel's under AddressSanitizer";
+#endif
   for (int64_t n : {4096, 8192}) {
     const int64_t flash = peak_growth_bytes(AttentionKernel::flash, n);
     if (flash < 0) GTEST_SKIP() << "/proc/self/clear_refs is not writable here";

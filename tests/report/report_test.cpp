@@ -87,7 +87,9 @@ TEST(Report, EveryClaimGetsASectionInBothFiles) {
   EXPECT_EQ(r.claims, 4);
   const std::string html = read(dir / "report.html");
   const std::string md = read(dir / "report.md");
-  for (const Json& entry : read_json(dir / "ledger.json").at("claims")) {
+  // Named: a range-for over a member of a temporary reads freed memory (found by ASan).
+  const Json ledger = read_json(dir / "ledger.json");
+  for (const Json& entry : ledger.at("claims")) {
     const std::string id = entry.at("id").get<std::string>();
     EXPECT_NE(html.find("<h2 id=\"claim-" + id + "\">"), std::string::npos) << id;
     EXPECT_NE(html.find("href=\"#claim-" + id + "\""), std::string::npos) << id;  // summary link

@@ -1,0 +1,16 @@
+// libFuzzer target: data/g014b2b: load_g014b2b on a train/test pair (input split at its first NUL) (fuzz/feed.hpp says what counts as a finding).
+#include "feed.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  static const bool allow_foreign = scalelab::fuzz::foreign_exceptions_allowed();
+  try {
+    scalelab::fuzz::feed_g014b2b({reinterpret_cast<const char*>(data), size});
+  } catch (const scalelab::Error&) {
+    // a clean rejection: the expected outcome for most inputs
+  } catch (const scalelab::fuzz::InvariantFailed&) {
+    throw;  // always a finding
+  } catch (const std::exception&) {
+    if (!allow_foreign) throw;  // a raw library message: a finding (uncaught, libFuzzer saves it)
+  }
+  return 0;
+}
