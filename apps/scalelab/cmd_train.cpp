@@ -75,6 +75,9 @@ void add_train(CLI::App& app) {
   cmd->add_flag("--resume", *resume, "continue from run_dir/checkpoint.safetensors");
   cmd->add_flag("--quiet,-q", *quiet, "no progress lines");
   cmd->callback([args, resume, quiet] {
+    // Installed before anything is loaded: a signal during start-up (a slow data load on a busy
+    // machine) then also ends with the checkpoint of the first step and its message, not a bare kill.
+    const StopSignalHandlers handlers;
     Comm& comm = *world;
     const bool root = comm.rank() == 0;
     std::optional<RunConfig> config;
@@ -95,7 +98,6 @@ void add_train(CLI::App& app) {
       }
     }
     Trainer trainer(*config, *data);
-    const StopSignalHandlers handlers;
     const TrainSummary s = trainer.run({.resume = *resume,
                                         .progress = *quiet || !root ? nullptr : &std::cerr,
                                         .stop_requested = &stop_signal,

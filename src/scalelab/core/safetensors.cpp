@@ -39,14 +39,17 @@ bool get_count(const nlohmann::json& j, uint64_t& out) {
 // The product of `shape`, or false if it exceeds `limit` (checked before any multiplication
 // could overflow, so a forged shape never reaches an allocation).
 bool numel_within(const Shape& shape, uint64_t limit, uint64_t& numel) {
-  numel = 1;
-  for (int64_t d : shape)
-    if (d == 0) { numel = 0; return true; }
+  // The non-zero dimensions must multiply within int64 even when a zero makes the tensor empty:
+  // Tensor's shape_numel multiplies them in order, and (2^32, 2^32, 0) would overflow before the 0.
+  uint64_t product = 1;
+  bool empty = false;
   for (int64_t d : shape) {
-    if (uint64_t(d) > limit / numel) return false;
-    numel *= uint64_t(d);
+    if (d == 0) { empty = true; continue; }
+    if (uint64_t(d) > uint64_t(INT64_MAX) / product) return false;
+    product *= uint64_t(d);
   }
-  return true;
+  numel = empty ? 0 : product;
+  return empty || product <= limit;
 }
 
 struct TensorEntry {
@@ -95,6 +98,8 @@ SafetensorsFile read_safetensors(const std::string& path) {
     header = nlohmann::json::parse(bytes.substr(8, n));
   } catch (const nlohmann::json::parse_error& e) {
     throw_error(path, ": bad safetensors header: not valid JSON (at byte ", e.byte, " of ", n, ")");
+  } catch (const nlohmann::json::exception&) {  // e.g. a number beyond double's range (1e400)
+    throw_error(path, ": bad safetensors header: a number out of range in its JSON");
   }
   SL_CHECK(header.is_object(), path, ": bad safetensors header: a JSON ", header.type_name(),
            ", expected an object of tensors");

@@ -35,6 +35,8 @@ Checkpoint read_checkpoint(const std::string& path) {
     c.run_config = Json::parse(meta.at("config"));
   } catch (const Json::parse_error& e) {
     throw_error(path, ": bad checkpoint metadata: config is not valid JSON (at byte ", e.byte, ")");
+  } catch (const Json::exception&) {  // e.g. a number beyond double's range (1e400)
+    throw_error(path, ": bad checkpoint metadata: config holds a number out of range");
   }
   SL_CHECK(c.run_config.is_object(), path, ": bad checkpoint metadata: config is a JSON ",
            c.run_config.type_name(), ", expected an object");
