@@ -4,6 +4,7 @@
   compare_metrics.py A B --rtol R   loss, nll, grad_norm, token_accuracy, exact_match agree within R
                                     relative (docs/scaling.md explains the tolerance)
   compare_metrics.py A B --exact    every field but the timings is bit-identical
+  --until S                         only the records of steps <= S
 Prints the largest relative difference; exits 1 on a mismatch.
 """
 import argparse
@@ -25,8 +26,12 @@ def main():
     ap.add_argument("b")
     ap.add_argument("--rtol", type=float)
     ap.add_argument("--exact", action="store_true")
+    ap.add_argument("--until", type=int)
     args = ap.parse_args()
     a, b = load(args.a), load(args.b)
+    if args.until is not None:
+        a = [r for r in a if r["step"] <= args.until]
+        b = [r for r in b if r["step"] <= args.until]
     if [(r["split"], r["step"]) for r in a] != [(r["split"], r["step"]) for r in b]:
         print("the records differ in their steps or splits")
         return 1

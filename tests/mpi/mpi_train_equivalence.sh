@@ -20,11 +20,19 @@ for run in two two-again; do
     || { fail "2-rank run $run failed"; cat "$tmp/$run.err"; }
 done
 
-# Tolerance 1e-3 relative over 60 steps: the float32 gradient sums differ in order (two partial
-# sums added by MPI_Allreduce vs one sum over the batch), about 1e-7 relative per step, and Adam
-# amplifies the difference as training goes on (docs/scaling.md).
-if out=$(python3 "$cmp" "$tmp/one/metrics.jsonl" "$tmp/two/metrics.jsonl" --rtol 1e-3); then
-  ok "2 ranks = 1 process with the same global batch: $out"
+# Two tolerances (docs/scaling.md, "Equivalence and its tolerance"): the float32 gradient sums
+# differ in order (two partial sums added by MPI_Allreduce vs one sum over the batch), about 1e-7
+# relative per step, and stay there (measured <= 8e-7) until a discrete event: a ReLU input or an
+# attention tie that sits within that difference of its threshold goes one way in one run and the
+# other way in the other, and from then on the runs differ at 1e-4..1e-3 (measured 1.4e-3 at step 50
+# on one tree, 3e-5 on another). So: the first 40 steps within 1e-5, the whole run within 1e-2.
+if out=$(python3 "$cmp" "$tmp/one/metrics.jsonl" "$tmp/two/metrics.jsonl" --rtol 1e-5 --until 40); then
+  ok "2 ranks = 1 process with the same global batch, steps <= 40: $out"
+else
+  fail "2 ranks differ from 1 process in the first 40 steps: $out"
+fi
+if out=$(python3 "$cmp" "$tmp/one/metrics.jsonl" "$tmp/two/metrics.jsonl" --rtol 1e-2); then
+  ok "2 ranks = 1 process with the same global batch, all 60 steps: $out"
 else
   fail "2 ranks differ from 1 process: $out"
 fi
@@ -53,7 +61,7 @@ mpi 2 train "${common[@]}" --set train.steps=40 --set train.run_dir="$tmp/r21" >
   && "$bin" train "${common[@]}" --set train.run_dir="$tmp/r21" --resume >/dev/null 2>>"$tmp/r21.err" \
   || { fail "2 -> 1 ranks resume failed"; cat "$tmp/r21.err"; }
 for r in r12 r21; do
-  if out=$(python3 "$cmp" "$tmp/one/metrics.jsonl" "$tmp/$r/metrics.jsonl" --rtol 1e-3); then
+  if out=$(python3 "$cmp" "$tmp/one/metrics.jsonl" "$tmp/$r/metrics.jsonl" --rtol 1e-2); then
     ok "resume $r continues the 1-process run: $out"
   else
     fail "resume $r: $out"
