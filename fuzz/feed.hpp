@@ -203,4 +203,20 @@ inline void feed_config(std::string_view bytes) {
 }
 #endif
 
+// One libFuzzer execution: feeds the bytes to a reader and decides what is a finding. A clean
+// scalelab::Error is the expected rejection; a broken invariant always escapes (libFuzzer saves the
+// input); a raw library exception escapes too unless SCALELAB_FUZZ_ALLOW_FOREIGN is set.
+inline int run_one(void (*feed)(std::string_view), const uint8_t* data, size_t size) {
+  static const bool allow_foreign = foreign_exceptions_allowed();
+  try {
+    feed({reinterpret_cast<const char*>(data), size});
+  } catch (const Error&) {
+  } catch (const InvariantFailed&) {
+    throw;
+  } catch (const std::exception&) {
+    if (!allow_foreign) throw;
+  }
+  return 0;
+}
+
 }  // namespace scalelab::fuzz
