@@ -1,5 +1,6 @@
 // scalelab eval: score a checkpoint on a held-out split of its own task.
-//   cmudict:   WER and PER over the split's words (greedy or beam search), and the loss
+//   cmudict:   WER and PER over the split's words (greedy or beam search), and the loss; several
+//              checkpoints of one task and split decode as an ensemble (train/beam.hpp)
 //   kjv:       bits per character over the split's books (every character predicted once)
 //   synthetic: loss, token accuracy and exact match (greedy)
 #include <cmath>
@@ -16,7 +17,7 @@ namespace scalelab::cli {
 namespace {
 
 struct EvalArgs {
-  std::string checkpoint;
+  std::vector<std::string> checkpoints;  // two or more: a G2P ensemble
   std::string split = "test";
   int64_t beam = 5;
   double length_penalty = 0.6;
@@ -31,8 +32,27 @@ std::vector<T> first(const std::vector<T>& items, int64_t limit) {
   return {items.begin(), items.begin() + limit};
 }
 
+// The other members of a G2P ensemble: same task and split as `first`, so the same vocabularies.
+std::vector<LoadedRun> load_members(const EvalArgs& a, const LoadedRun& first) {
+  std::vector<LoadedRun> members;
+  if (a.checkpoints.size() > 1)
+    SL_CHECK(first.config.data.kind() == TaskKind::cmudict, "--checkpoint given ",
+             a.checkpoints.size(), " times: ensembles are for G2P (data.task = \"cmudict\"), '",
+             a.checkpoints[0], "' is a ", task_label(first.config.data), " model");
+  const Json data = run_config_to_json(first.config)["data"];
+  for (size_t i = 1; i < a.checkpoints.size(); ++i) {
+    members.push_back(load_run(a.checkpoints[i]));
+    const Json other = run_config_to_json(members.back().config)["data"];
+    SL_CHECK(other == data, "ensemble member '", a.checkpoints[i], "' was trained on data ",
+             other.dump(), ", '", a.checkpoints[0], "' on ", data.dump(),
+             ": the members of an ensemble need the same task and split");
+  }
+  return members;
+}
+
 void run_eval(const EvalArgs& a) {
-  LoadedRun run = load_run(a.checkpoint);
+  LoadedRun run = load_run(a.checkpoints.at(0));
+  const std::vector<LoadedRun> others = load_members(a, run);
   const bool test = a.split == "test";
   const TaskData& d = run.data;
   const std::string head = "scalelab eval: " + task_label(run.config.data) + ", " + a.split +
@@ -44,8 +64,12 @@ void run_eval(const EvalArgs& a) {
       const auto words = first(test ? d.test_words : d.valid_words, a.limit);
       // The loss over the pronunciations of the same words (all of them, not only the first).
       std::vector<Example> scored = make_g2p_examples(words, {d.src_vocab, d.tgt_vocab});
-      const EvalResult loss = evaluate(*run.model, d, scored, a.batch_size, 0);
-      const G2pScore s = evaluate_g2p(*run.model, words, d.src_vocab, d.tgt_vocab,
+      Ensemble models{run.model.get()};
+      for (const LoadedRun& o : others) models.push_back(o.model.get());
+      std::vector<double> losses;  // each member's, teacher-forced
+      for (Transformer<float>* m : models)
+        losses.push_back(evaluate(*m, d, scored, a.batch_size, 0).nll);
+      const G2pScore s = evaluate_g2p(models, words, d.src_vocab, d.tgt_vocab,
                                       {.beam = a.beam, .length_penalty = a.length_penalty,
                                        .batch_size = a.batch_size, .use_cache = !a.no_cache});
       std::cout << std::setprecision(2) << "words " << s.rates.words << "\nWER " << 100 * s.rates.wer()
@@ -53,8 +77,13 @@ void run_eval(const EvalArgs& a) {
                 << s.rates.edits << " edits / " << s.rates.reference_tokens << " phones)\n"
                 << "decoding " << (a.beam <= 1 ? std::string("greedy")
                                                : "beam " + std::to_string(a.beam))
-                << ", length penalty " << a.length_penalty << "\n"
-                << std::setprecision(4) << "loss " << loss.nll << " nats/phone\n";
+                << ", length penalty " << a.length_penalty
+                << (models.size() > 1 ? ", ensemble of " + std::to_string(models.size()) : "")
+                << "\n" << std::setprecision(4);
+      if (models.size() == 1) std::cout << "loss " << losses[0] << " nats/phone\n";
+      for (size_t m = 0; models.size() > 1 && m < models.size(); ++m)
+        std::cout << "loss of member " << m << " " << losses[m] << " nats/phone ("
+                  << a.checkpoints[m] << ")\n";
       break;
     }
     case TaskKind::kjv: {
@@ -82,8 +111,11 @@ void add_eval(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "eval", "Score a checkpoint on a held-out split: WER/PER (cmudict), bits per character "
               "(kjv), loss and exact match (synthetic tasks)");
-  cmd->add_option("--checkpoint,-C", a->checkpoint, "checkpoint written by scalelab train")
+  cmd->add_option("--checkpoint,-C", a->checkpoints,
+                  "checkpoint written by scalelab train; G2P: give it again (-C a -C b ...) to "
+                  "decode with an ensemble, the mean of the members' distributions at every step")
       ->required()
+      ->take_all()
       ->check(CLI::ExistingFile);
   cmd->add_option("--split", a->split, "held-out split to score")
       ->check(CLI::IsMember({"valid", "test"}))

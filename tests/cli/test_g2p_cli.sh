@@ -73,6 +73,19 @@ if [ -f /usr/share/pocketsphinx/model/en-us/cmudict-en-us.dict ]; then
   out=$(printf 'cat dog\nbird\n' | "$bin" g2p -C "$ck" --beam 1 2>&1)
   if [ "$(printf '%s\n' "$out" | grep -c $'\t')" -eq 3 ]; then ok "g2p stdin"; else fail "g2p stdin: $out"; fi
   expect_error "unknown characters" "r2d2" "$bin" g2p -C "$ck" cat r2d2
+  # An ensemble: a second member with its own seed, same task and split.
+  "$bin" train -q -c "$SCALELAB_SOURCE/configs/g2p.toml" $tiny_model --set data.max_train_words=100 \
+    --set data.max_eval_words=20 --set train.steps=20 --set train.eval_every=0 --set model.seed=2 \
+    --set train.seed=2 --set train.threads=1 --set train.run_dir="$tmp/g2p2" >/dev/null 2>&1 \
+    || fail "train g2p member 2"
+  out=$("$bin" eval -C "$ck" -C "$tmp/g2p2/checkpoint.safetensors" --split valid --beam 2 2>&1)
+  if printf '%s' "$out" | grep -q "ensemble of 2" && printf '%s' "$out" | grep -q "^WER .* %" \
+     && [ "$(printf '%s\n' "$out" | grep -c "^loss of member")" -eq 2 ]; then
+    ok "eval g2p ensemble"; else fail "eval g2p ensemble: $out"; fi
+  expect_error "ensemble of two tasks" "same task and split" "$bin" eval -C "$ck" \
+    -C "$tmp/copy/checkpoint.safetensors"
+  expect_error "ensemble of a copy model" "ensembles are for G2P" "$bin" eval \
+    -C "$tmp/copy/checkpoint.safetensors" -C "$ck"
   expect_failure "beam 0" "beam" "$bin" eval -C "$ck" --beam 0
   expect_error "sample on a g2p checkpoint" "not a language model" "$bin" sample -C "$ck"
 else

@@ -73,14 +73,35 @@ struct SourceBeam {
   bool done = false;
 };
 
-// Extends the live hypotheses of one source given each one's next-token logits (logits_of(k)),
-// keeps the best as in the header comment, and records each new live hypothesis' parent.
-template <class Logits>
-void advance(SourceBeam& s, int64_t K, int64_t V, bool last, double alpha, Logits logits_of,
+// The ensemble's next-token log-probabilities for one hypothesis, given each member's logits
+// (logits_of(m)): log p(v) = log((1/M) sum_m p_m(v)), the mean of the members' distributions
+// (a log-sum-exp over members, shifted by the largest). With one member this is exactly
+// log_softmax: no mixing step, so no rounding is added.
+template <class MemberLogits>
+void ensemble_log_probs(int64_t M, int64_t V, MemberLogits logits_of, std::vector<double>& logp,
+                        std::vector<std::vector<double>>& members) {
+  if (M == 1) return log_softmax(logits_of(0), V, logp);
+  members.resize(M);
+  for (int64_t m = 0; m < M; ++m) log_softmax(logits_of(m), V, members[m]);
+  logp.resize(V);
+  for (int64_t v = 0; v < V; ++v) {
+    double top = members[0][v];
+    for (int64_t m = 1; m < M; ++m) top = std::max(top, members[m][v]);
+    double sum = 0;
+    for (int64_t m = 0; m < M; ++m) sum += std::exp(members[m][v] - top);
+    logp[v] = top + std::log(sum / double(M));
+  }
+}
+
+// Extends the live hypotheses of one source given each one's next-token log-probabilities
+// (log_probs_of(k, logp) fills logp), keeps the best as in the header comment, and records each
+// new live hypothesis' parent.
+template <class LogProbs>
+void advance(SourceBeam& s, int64_t K, int64_t V, bool last, double alpha, LogProbs log_probs_of,
              std::vector<double>& logp, std::vector<Candidate>& cand) {
   cand.clear();
   for (int64_t k = 0; k < static_cast<int64_t>(s.live.size()); ++k) {
-    log_softmax(logits_of(k), V, logp);
+    log_probs_of(k, logp);
     for (int64_t v = 0; v < V; ++v) {
       if (!emittable_token(v) || (last && v != kEosId)) continue;
       cand.push_back({s.live[k].score + logp[v], k, static_cast<int32_t>(v)});
@@ -116,9 +137,10 @@ void advance(SourceBeam& s, int64_t K, int64_t V, bool last, double alpha, Logit
 }
 
 // The uncached reference: every step re-runs the decoder on each hypothesis' whole prefix.
-void search_uncached(Transformer<float>& model, const Batch& batch, int64_t K, int64_t max_len,
+void search_uncached(const Ensemble& models, const Batch& batch, int64_t K, int64_t max_len,
                      double alpha, std::vector<SourceBeam>& beams) {
-  const int64_t B = batch.size, V = model.config().tgt_vocab;
+  const int64_t B = batch.size, V = models[0]->config().tgt_vocab;
+  const int64_t M = static_cast<int64_t>(models.size());
   // Every source repeated K times: row b*K + k is hypothesis k of source b.
   std::vector<int32_t> src(B * K * batch.src_len), src_lengths(B * K);
   for (int64_t b = 0; b < B; ++b) {
@@ -131,9 +153,11 @@ void search_uncached(Transformer<float>& model, const Batch& batch, int64_t K, i
   ModelInput in{.batch = B * K, .src_len = batch.src_len, .tgt_len = 1, .src = src.data(),
                 .src_lengths = src_lengths.data()};
   const ForwardMode eval{};
-  model.encode(in, eval);
+  for (Transformer<float>* model : models) model->encode(in, eval);
   std::vector<double> logp;
+  std::vector<std::vector<double>> member_logp;
   std::vector<Candidate> cand;
+  std::vector<const float*> logits(M);  // each member's [B*K*t, V]
   for (int64_t t = 1; t <= max_len + 1; ++t) {
     const bool last = t == max_len + 1;  // max_len tokens emitted: only <eos> may follow
     // The decoder input: row b*K + k = <bos> + hypothesis k (rows without one repeat the last).
@@ -149,12 +173,16 @@ void search_uncached(Transformer<float>& model, const Batch& batch, int64_t K, i
     }
     in.tgt_len = t;
     in.tgt = prefix.data();
-    const Tensor<float>& logits = model.decode(in, eval);
+    for (int64_t m = 0; m < M; ++m) logits[m] = models[m]->decode(in, eval).data();
     bool all_done = true;
     for (int64_t b = 0; b < B; ++b) {
       if (beams[b].done) continue;
-      advance(beams[b], K, V, last, alpha,
-              [&](int64_t k) { return logits.data() + ((b * K + k) * t + t - 1) * V; }, logp, cand);
+      const auto log_probs_of = [&](int64_t k, std::vector<double>& out) {
+        ensemble_log_probs(
+            M, V, [&](int64_t m) { return logits[m] + ((b * K + k) * t + t - 1) * V; }, out,
+            member_logp);
+      };
+      advance(beams[b], K, V, last, alpha, log_probs_of, logp, cand);
       all_done = all_done && beams[b].done;
     }
     if (all_done) break;
@@ -164,30 +192,39 @@ void search_uncached(Transformer<float>& model, const Batch& batch, int64_t K, i
 // The cached search: row a*K + k of the cache is hypothesis k of the a-th source still searching
 // (rows past a source's live count repeat its last hypothesis). After each step the rows are
 // re-selected from the parents, and the sources that are done leave.
-void search_cached(Transformer<float>& model, const Batch& batch, int64_t K, int64_t max_len,
+void search_cached(const Ensemble& models, const Batch& batch, int64_t K, int64_t max_len,
                    double alpha, std::vector<SourceBeam>& beams) {
-  const int64_t B = batch.size, V = model.config().tgt_vocab;
+  const int64_t B = batch.size, V = models[0]->config().tgt_vocab;
+  const int64_t M = static_cast<int64_t>(models.size());
   ModelInput in{.batch = B, .src_len = batch.src_len, .tgt_len = 1, .src = batch.src.data(),
                 .src_lengths = batch.src_lengths.data()};
-  DecoderCache<float> cache;
-  model.start_decoding(in, cache, max_len + 1);  // each source encoded once
+  std::vector<DecoderCache<float>> caches(M);  // one per member, rows kept in step
+  for (int64_t m = 0; m < M; ++m)
+    models[m]->start_decoding(in, caches[m], max_len + 1);  // each source encoded once
   std::vector<int64_t> active(B), rows_from(B * K);
   for (int64_t b = 0; b < B; ++b) active[b] = b;
   for (int64_t r = 0; r < B * K; ++r) rows_from[r] = r / K;
-  cache.select_rows(rows_from);  // K rows per source
+  for (DecoderCache<float>& cache : caches) cache.select_rows(rows_from);  // K rows per source
   std::vector<int32_t> tokens(B * K, kBosId);
   std::vector<double> logp;
+  std::vector<std::vector<double>> member_logp;
   std::vector<Candidate> cand;
+  std::vector<const float*> logits(M);  // each member's [rows, V]
   for (int64_t t = 1; t <= max_len + 1; ++t) {
     const bool last = t == max_len + 1;
-    const Tensor<float>& logits = model.decode_step(cache, tokens.data());  // [rows, V]
+    for (int64_t m = 0; m < M; ++m)
+      logits[m] = models[m]->decode_step(caches[m], tokens.data()).data();
     std::vector<int64_t> still;
     rows_from.clear();
     tokens.clear();
     for (size_t a = 0; a < active.size(); ++a) {
       SourceBeam& s = beams[active[a]];
-      advance(s, K, V, last, alpha,
-              [&](int64_t k) { return logits.data() + (int64_t(a) * K + k) * V; }, logp, cand);
+      const auto log_probs_of = [&](int64_t k, std::vector<double>& out) {
+        ensemble_log_probs(
+            M, V, [&](int64_t m) { return logits[m] + (int64_t(a) * K + k) * V; }, out,
+            member_logp);
+      };
+      advance(s, K, V, last, alpha, log_probs_of, logp, cand);
       if (s.done) continue;
       still.push_back(active[a]);
       for (int64_t k = 0; k < K; ++k) {  // the new row k continues from its parent's row
@@ -198,24 +235,38 @@ void search_cached(Transformer<float>& model, const Batch& batch, int64_t K, int
     }
     if (still.empty()) break;
     active.swap(still);
-    cache.select_rows(rows_from);
+    for (DecoderCache<float>& cache : caches) cache.select_rows(rows_from);
   }
 }
 
 }  // namespace
 
-std::vector<BeamResult> beam_search(Transformer<float>& model, const Batch& batch,
+void check_ensemble(const Ensemble& models) {
+  SL_CHECK(!models.empty(), "beam search: no model given");
+  const ModelConfig& first = models[0]->config();
+  for (size_t m = 0; m < models.size(); ++m) {
+    const ModelConfig& c = models[m]->config();
+    SL_CHECK(c.arch == Architecture::encoder_decoder, "beam search needs an encoder-decoder model",
+             models.size() > 1 ? " (ensemble member " + std::to_string(m) + " is decoder-only)" : "");
+    SL_CHECK(c.src_vocab == first.src_vocab && c.tgt_vocab == first.tgt_vocab,
+             "ensemble member ", m, " has vocabularies of ", c.src_vocab, " source / ", c.tgt_vocab,
+             " target ids, member 0 has ", first.src_vocab, " / ", first.tgt_vocab,
+             ": the members must share their vocabularies");
+  }
+}
+
+std::vector<BeamResult> beam_search(const Ensemble& models, const Batch& batch,
                                     const BeamOptions& options) {
   SL_CHECK(options.beam >= 1, "beam size = ", options.beam, ": must be >= 1");
   SL_CHECK(options.length_penalty >= 0, "length penalty = ", options.length_penalty,
            ": must be >= 0");
-  SL_CHECK(model.config().arch == Architecture::encoder_decoder,
-           "beam search needs an encoder-decoder model");
-  const int64_t max_len = std::max<int64_t>(1, std::min<int64_t>(options.max_len,
-                                                                 model.config().max_len - 1));
+  check_ensemble(models);
+  int64_t model_max_len = models[0]->config().max_len;
+  for (const Transformer<float>* m : models) model_max_len = std::min(model_max_len, m->config().max_len);
+  const int64_t max_len = std::max<int64_t>(1, std::min<int64_t>(options.max_len, model_max_len - 1));
   std::vector<SourceBeam> beams(batch.size);
-  if (options.use_cache) search_cached(model, batch, options.beam, max_len, options.length_penalty, beams);
-  else search_uncached(model, batch, options.beam, max_len, options.length_penalty, beams);
+  if (options.use_cache) search_cached(models, batch, options.beam, max_len, options.length_penalty, beams);
+  else search_uncached(models, batch, options.beam, max_len, options.length_penalty, beams);
   std::vector<BeamResult> out(batch.size);
   for (int64_t b = 0; b < batch.size; ++b) {
     const auto& f = beams[b].finished;
@@ -229,11 +280,21 @@ std::vector<BeamResult> beam_search(Transformer<float>& model, const Batch& batc
   return out;
 }
 
-std::vector<std::vector<int32_t>> beam_decode(Transformer<float>& model, const Batch& batch,
+std::vector<BeamResult> beam_search(Transformer<float>& model, const Batch& batch,
+                                    const BeamOptions& options) {
+  return beam_search(Ensemble{&model}, batch, options);
+}
+
+std::vector<std::vector<int32_t>> beam_decode(const Ensemble& models, const Batch& batch,
                                               const BeamOptions& options) {
   std::vector<std::vector<int32_t>> out;
-  for (BeamResult& r : beam_search(model, batch, options)) out.push_back(std::move(r.tokens));
+  for (BeamResult& r : beam_search(models, batch, options)) out.push_back(std::move(r.tokens));
   return out;
+}
+
+std::vector<std::vector<int32_t>> beam_decode(Transformer<float>& model, const Batch& batch,
+                                              const BeamOptions& options) {
+  return beam_decode(Ensemble{&model}, batch, options);
 }
 
 }  // namespace scalelab

@@ -19,6 +19,12 @@
 // (Transformer::decode_step): a hypothesis' cache row is copied from its parent when the beam is
 // re-selected, and sources that are done leave the batch. use_cache = false re-runs the decoder on
 // every hypothesis' whole prefix (the reference the cached path is tested against).
+//
+// Ensembles: given several models (same vocabularies, each trained on its own), every step scores
+// a token by the mean of the members' distributions,
+//     log p(v | prefix) = log( (1/M) sum_m p_m(v | prefix) ),
+// and the search above runs on that; each member keeps its own cache rows, re-selected together.
+// An ensemble of one model is exactly that model's search.
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -42,11 +48,19 @@ struct BeamResult {
 
 double gnmt_length_penalty(int64_t length, double alpha);
 
+using Ensemble = std::vector<Transformer<float>*>;  // non-owning; one or more members
+// Throws Error unless every member is an encoder-decoder with the vocabulary sizes of member 0.
+void check_ensemble(const Ensemble& models);
+
 // Returns, for each source of the batch (seq2seq layout), the best output and its score.
 std::vector<BeamResult> beam_search(Transformer<float>& model, const Batch& batch,
                                     const BeamOptions& options);
+std::vector<BeamResult> beam_search(const Ensemble& models, const Batch& batch,
+                                    const BeamOptions& options);
 // The tokens of beam_search's results.
 std::vector<std::vector<int32_t>> beam_decode(Transformer<float>& model, const Batch& batch,
+                                              const BeamOptions& options);
+std::vector<std::vector<int32_t>> beam_decode(const Ensemble& models, const Batch& batch,
                                               const BeamOptions& options);
 
 }  // namespace scalelab

@@ -29,9 +29,18 @@ std::string known_letters(const Vocab& letters) {
 std::vector<Pronunciation> pronounce(Transformer<float>& model, const std::vector<std::string>& words,
                                      const Vocab& letters, const Vocab& phones,
                                      const G2pDecodeOptions& options) {
+  return pronounce(Ensemble{&model}, words, letters, phones, options);
+}
+
+std::vector<Pronunciation> pronounce(const Ensemble& models, const std::vector<std::string>& words,
+                                     const Vocab& letters, const Vocab& phones,
+                                     const G2pDecodeOptions& options) {
   SL_CHECK(options.batch_size >= 1, "batch size = ", options.batch_size, ": must be >= 1");
-  SL_CHECK(model.config().arch == Architecture::encoder_decoder,
-           "G2P needs an encoder-decoder model (this checkpoint is decoder-only)");
+  SL_CHECK(!models.empty(), "G2P: no model given");
+  for (const Transformer<float>* m : models)
+    SL_CHECK(m->config().arch == Architecture::encoder_decoder,
+             "G2P needs an encoder-decoder model (this checkpoint is decoder-only)");
+  check_ensemble(models);
   std::vector<Example> examples;
   examples.reserve(words.size());
   for (const std::string& w : words) {
@@ -53,11 +62,12 @@ std::vector<Pronunciation> pronounce(Transformer<float>& model, const std::vecto
     }
     const Batch batch = make_batch(examples, idx, BatchLayout::seq2seq);
     const int64_t max_len = longest + options.max_extra_len;
-    const auto decoded = options.beam <= 1
-        ? greedy_decode(model, batch, max_len, options.use_cache)
-        : beam_decode(model, batch, {.beam = options.beam,
-                                     .length_penalty = options.length_penalty,
-                                     .max_len = max_len, .use_cache = options.use_cache});
+    // Greedy is beam search with beam 1 (beam.hpp); one model takes the simpler greedy path.
+    const auto decoded = options.beam <= 1 && models.size() == 1
+        ? greedy_decode(*models[0], batch, max_len, options.use_cache)
+        : beam_decode(models, batch, {.beam = std::max<int64_t>(1, options.beam),
+                                      .length_penalty = options.length_penalty,
+                                      .max_len = max_len, .use_cache = options.use_cache});
     for (const auto& ids : decoded) {
       Pronunciation p;
       for (int32_t id : ids) p.push_back(phones.token(id));
@@ -69,12 +79,17 @@ std::vector<Pronunciation> pronounce(Transformer<float>& model, const std::vecto
 
 G2pScore evaluate_g2p(Transformer<float>& model, const std::vector<CmudictEntry>& entries,
                       const Vocab& letters, const Vocab& phones, const G2pDecodeOptions& options) {
+  return evaluate_g2p(Ensemble{&model}, entries, letters, phones, options);
+}
+
+G2pScore evaluate_g2p(const Ensemble& models, const std::vector<CmudictEntry>& entries,
+                      const Vocab& letters, const Vocab& phones, const G2pDecodeOptions& options) {
   SL_CHECK(!entries.empty(), "evaluate_g2p: no words to evaluate");
   std::vector<std::string> words;
   words.reserve(entries.size());
   for (const auto& e : entries) words.push_back(e.word);
   G2pScore score;
-  score.hypotheses = pronounce(model, words, letters, phones, options);
+  score.hypotheses = pronounce(models, words, letters, phones, options);
   for (size_t i = 0; i < entries.size(); ++i)
     score.rates.add(score_word(score.hypotheses[i], entries[i].pronunciations));
   return score;

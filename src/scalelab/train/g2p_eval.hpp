@@ -34,6 +34,11 @@ std::string known_letters(const Vocab& letters);
 std::vector<Pronunciation> pronounce(Transformer<float>& model, const std::vector<std::string>& words,
                                      const Vocab& letters, const Vocab& phones,
                                      const G2pDecodeOptions& options);
+// An ensemble (beam.hpp: the mean of the members' distributions at every step); greedy (beam 1)
+// is beam search with one hypothesis.
+std::vector<Pronunciation> pronounce(const Ensemble& models, const std::vector<std::string>& words,
+                                     const Vocab& letters, const Vocab& phones,
+                                     const G2pDecodeOptions& options);
 
 struct G2pScore {
   ErrorRates rates;
@@ -41,6 +46,8 @@ struct G2pScore {
 };
 
 G2pScore evaluate_g2p(Transformer<float>& model, const std::vector<CmudictEntry>& entries,
+                      const Vocab& letters, const Vocab& phones, const G2pDecodeOptions& options);
+G2pScore evaluate_g2p(const Ensemble& models, const std::vector<CmudictEntry>& entries,
                       const Vocab& letters, const Vocab& phones, const G2pDecodeOptions& options);
 
 }  // namespace scalelab
