@@ -1,7 +1,8 @@
 // Attention speed and memory, in one run with the FP32 FMA peak of this processor.
 //
 //   attention_bench [google-benchmark flags]     FMA peak, flash and naive forward+backward
-//       batch×heads = 64 (8×8), d = 64, N ∈ {128, 512, 2048}, 1 and 2 threads; counters:
+//       batch×heads = 64 (8×8), d = 64, N ∈ {128, 512, 2048}, 1 and 2 threads, and flash on one
+//       head (batch×heads = 1) at N ∈ {2048, 8192}; counters:
 //       GFLOPs (flops/s / 1e9 with 4N²d forward + 10N²d backward per head, the FlashAttention-2
 //       convention) and frac_peak (share of the FMA peak measured at the same thread count).
 //   attention_bench --peak-memory N heads batch fwd|fwdbwd flash|naive [threads]
@@ -83,11 +84,12 @@ void BM_FmaPeak(benchmark::State& state) {
   state.SetLabel(simd_target());
 }
 
-void attention_case(benchmark::State& state, AttentionKernel kernel, bool backward) {
+void attention_case(benchmark::State& state, AttentionKernel kernel, bool backward,
+                    int64_t batch = kBatch, int64_t heads = kHeads) {
   const int64_t n = state.range(0);
   const int threads = static_cast<int>(state.range(1));
   set_num_threads(threads);
-  Inputs in(kBatch, kHeads, n, kDim);
+  Inputs in(batch, heads, n, kDim);
   AttentionOptions<float> opt;
   opt.scale = 1.0 / std::sqrt(double(kDim));
   AttentionSaved<float> saved;
@@ -96,7 +98,7 @@ void attention_case(benchmark::State& state, AttentionKernel kernel, bool backwa
     if (backward) in.backward(kernel, opt, saved);
     benchmark::DoNotOptimize(in.dq.data());
   }
-  const double flops = (backward ? 14.0 : 4.0) * n * n * kDim * kBatch * kHeads;
+  const double flops = (backward ? 14.0 : 4.0) * n * n * kDim * batch * heads;
   state.counters["GFLOPs"] =
       benchmark::Counter(flops / 1e9, benchmark::Counter::kIsIterationInvariantRate);
   if (g_peak_flops.count(threads))
@@ -109,6 +111,10 @@ void attention_case(benchmark::State& state, AttentionKernel kernel, bool backwa
 void BM_FlashForwardBackward(benchmark::State& s) { attention_case(s, AttentionKernel::flash, true); }
 void BM_FlashForward(benchmark::State& s) { attention_case(s, AttentionKernel::flash, false); }
 void BM_NaiveForwardBackward(benchmark::State& s) { attention_case(s, AttentionKernel::naive, true); }
+// One head (batch × heads = 1 < threads): the kernel splits the head into query / key ranges.
+void BM_FlashOneHeadForwardBackward(benchmark::State& s) {
+  attention_case(s, AttentionKernel::flash, true, 1, 1);
+}
 
 BENCHMARK(BM_FmaPeak)->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_FlashForwardBackward)
@@ -117,6 +123,10 @@ BENCHMARK(BM_FlashForwardBackward)
     ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_FlashForward)
     ->ArgsProduct({{128, 512, 2048}, {1, 2}})
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_FlashOneHeadForwardBackward)
+    ->ArgsProduct({{2048, 8192}, {1, 2}})
     ->UseRealTime()
     ->Unit(benchmark::kMillisecond);
 // Naive materialises 64·N² floats (1 GiB at N = 2048): small N only.

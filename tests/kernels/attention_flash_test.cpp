@@ -2,6 +2,7 @@
 // grid of shapes, masks and scale modes; every compiled SIMD target vs the plain twin; edge cases
 // (rows with no visible key, strided tokens); online probes vs probes from p.
 #include <gtest/gtest.h>
+#include <omp.h>
 
 #include <algorithm>
 #include <cmath>
@@ -275,6 +276,41 @@ TEST(AttentionFlash, EverySimdTargetMatchesPlainTwin) {
   }
   force_simd_target("");
   EXPECT_EQ(simd_target(), targets.front());
+}
+
+// One long head: the kernel splits it into query ranges (forward) and key ranges (backward) so
+// that two threads share it. The split depends on the shape only: the results are bit-identical at
+// 1 and 2 threads, and match the naive kernel.
+TEST(AttentionFlash, OneLongHeadIsSharedByThreadsAndStaysExact) {
+  for (Mode mode : {Mode::inv_sqrt_d, Mode::everything}) {
+    for (Mask mask : {Mask::none, Mask::causal}) {
+      Problem<float> p(1, 1, 700, 700, 32, mask, mode, 11);
+      const std::string name = std::string(mask_name(mask)) + " " + mode_name(mode);
+      const int threads_before = omp_get_max_threads();
+      omp_set_num_threads(1);
+      const Result one = run(p, Kernel::flash);
+      omp_set_num_threads(2);
+      const Result two = run(p, Kernel::flash);
+      omp_set_num_threads(threads_before);
+      EXPECT_EQ(one.out, two.out) << name;
+      EXPECT_EQ(one.dq, two.dq) << name;
+      EXPECT_EQ(one.dk, two.dk) << name;
+      EXPECT_EQ(one.dv, two.dv) << name;
+      EXPECT_EQ(one.dbias, two.dbias) << name;
+      EXPECT_EQ(one.dscales, two.dscales) << name;
+      Result naive = run(p, Kernel::naive), twin = run(p, Kernel::flash_ref);
+      if (p.has_head_scales()) {  // a sum of cancelling terms: judged as in check_grid
+        Problem<double> exact_p(p);
+        const Result exact = run(exact_p, Kernel::naive);
+        const std::vector<double> cond = dscale_condition(exact_p);
+        for (size_t h = 0; h < cond.size(); ++h)
+          EXPECT_LE(std::abs(two.dscales[h] - exact.dscales[h]), kRelTol<float> * cond[h]) << name;
+        naive.dscales = twin.dscales = two.dscales;  // checked above
+      }
+      expect_close(two, naive, kRelTol<float>, name);
+      expect_close(two, twin, 1e-5, name + " vs the plain twin");
+    }
+  }
 }
 
 TEST(AttentionFlash, StridedTokensAreReadInPlace) {

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #undef HWY_TARGET_INCLUDE
@@ -18,6 +19,7 @@
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 #include "hwy/highway.h"
 #include "hwy/contrib/math/math-inl.h"
+#include "scalelab/core/parallel.hpp"
 #include "scalelab/core/tensor.hpp"
 #include "scalelab/kernels/simd_dispatch.hpp"
 #include "scalelab/kernels/attention_flash_simd.hpp"
@@ -219,9 +221,11 @@ size_t WorkspaceFloats(const AttentionShape& s, bool backward) {
   return 2 * D * Nk + Nk * Dp + 3 * Nq * Dp + tiles;
 }
 
-// Forward of one (batch, head): o and lse (attention_flash.hpp, online softmax).
-void ForwardUnit(const detail::FlashArgs& a, int64_t b, int64_t h, float* ws,
-                 detail::ProbePartial* probe) {
+// Forward of one (batch, head), query rows [q_begin, q_end) (q_begin a multiple of Br, so the
+// tiles, and every value, are those of the whole head): o and lse (attention_flash.hpp, online
+// softmax).
+void ForwardUnit(const detail::FlashArgs& a, int64_t b, int64_t h, int64_t q_begin, int64_t q_end,
+                 float* ws, detail::ProbePartial* probe) {
   const DF d;
   const size_t L = hn::Lanes(d), W = PanelWidth(), Bc = TileCols(), Br = kTileRows;
   const AttentionShape& s = a.shape;
@@ -246,11 +250,11 @@ void ForwardUnit(const detail::FlashArgs& a, int64_t b, int64_t h, float* ws,
     for (size_t e = 0; e < D; ++e) kt[e * Bc] = kj[e];
     std::memcpy(Vp + j * Dp, vj, D * sizeof(float));
   }
-  for (int64_t i = 0; i < s.q_len; ++i)
+  for (int64_t i = q_begin; i < q_end; ++i)
     std::memcpy(Qp + i * D, a.q + (b * s.q_len + i) * a.strides.q + h * D, D * sizeof(float));
   size_t limit[kTileRows];
-  for (int64_t i0 = 0; i0 < s.q_len; i0 += Br) {
-    const size_t rows = std::min<size_t>(Br, s.q_len - i0);
+  for (int64_t i0 = q_begin; i0 < q_end; i0 += Br) {
+    const size_t rows = std::min<size_t>(Br, q_end - i0);
     std::memset(O, 0, rows * Dp * sizeof(float));
     size_t key_end = 0;
     for (size_t r = 0; r < rows; ++r) {
@@ -313,9 +317,12 @@ void ForwardUnit(const detail::FlashArgs& a, int64_t b, int64_t h, float* ws,
   }
 }
 
-// Backward of one (batch, head), FlashAttention-2 order (key tiles outer). Returns the partial
-// sum of dhead_scales for this unit; writes dq, dk, dv and adds into a.dbias.
-double BackwardUnit(const detail::FlashArgs& a, int64_t b, int64_t h, float* ws) {
+// Backward of one (batch, head), keys [k_begin, k_end) (k_begin a multiple of Bc), FlashAttention-2
+// order (key tiles outer). Returns the partial sum of dhead_scales; writes dk, dv of those keys,
+// adds into a.dbias, and writes these keys' share of dq: into a.dq when the unit covers every key,
+// else into dq_part [q_len × D] (the caller sums the shares).
+double BackwardUnit(const detail::FlashArgs& a, int64_t b, int64_t h, int64_t k_begin,
+                    int64_t k_end, float* ws, float* dq_part) {
   const DF d;
   const size_t L = hn::Lanes(d), W = PanelWidth(), Bc = TileCols(), Br = kTileRows;
   const AttentionShape& s = a.shape;
@@ -341,7 +348,7 @@ double BackwardUnit(const detail::FlashArgs& a, int64_t b, int64_t h, float* ws)
   // Padding stays zero from the caller's clearing (see ForwardUnit); the dQ accumulator is
   // cleared per unit.
   std::memset(dQ, 0, Nq * Dp * sizeof(float));
-  for (int64_t j = 0; j < s.k_len; ++j) {
+  for (int64_t j = k_begin; j < k_end; ++j) {
     const float* kj = a.k + (b * s.k_len + j) * a.strides.k + h * D;
     const float* vj = a.v + (b * s.k_len + j) * a.strides.v + h * D;
     const size_t tile = (j / Bc) * D * Bc + j % Bc;
@@ -362,8 +369,8 @@ double BackwardUnit(const detail::FlashArgs& a, int64_t b, int64_t h, float* ws)
   const float scale = lp.scale, cap = lp.cap;
   double dscale = 0;
   size_t limit[kTileRows];
-  for (size_t j0 = 0; j0 < size_t(s.k_len); j0 += Bc) {
-    const size_t kb = std::min<size_t>(Bc, s.k_len - j0);
+  for (size_t j0 = k_begin; j0 < size_t(k_end); j0 += Bc) {
+    const size_t kb = std::min<size_t>(Bc, k_end - j0);
     std::memset(dK, 0, kb * Dp * sizeof(float));  // the dK and dV accumulators of this tile
     std::memset(dV, 0, kb * Dp * sizeof(float));
     for (size_t i0 = 0; i0 < Nq; i0 += Br) {
@@ -434,8 +441,10 @@ double BackwardUnit(const detail::FlashArgs& a, int64_t b, int64_t h, float* ws)
       std::memcpy(a.dv + (b * s.k_len + j) * a.strides.v + h * D, dV + c * Dp, D * sizeof(float));
     }
   }
-  for (size_t i = 0; i < Nq; ++i)
-    std::memcpy(a.dq + (b * s.q_len + i) * a.strides.q + h * D, dQ + i * Dp, D * sizeof(float));
+  for (size_t i = 0; i < Nq; ++i) {
+    float* dst = dq_part ? dq_part + i * D : a.dq + (b * s.q_len + i) * a.strides.q + h * D;
+    std::memcpy(dst, dQ + i * Dp, D * sizeof(float));
+  }
   return dscale;
 }
 
@@ -443,12 +452,15 @@ double BackwardUnit(const detail::FlashArgs& a, int64_t b, int64_t h, float* ws)
 size_t FlashWorkspaceFloats(const AttentionShape& s, bool backward) {
   return WorkspaceFloats(s, backward);
 }
-void FlashForwardUnit(const detail::FlashArgs& a, int64_t b, int64_t h, float* ws,
-                      detail::ProbePartial* probe) {
-  ForwardUnit(a, b, h, ws, probe);
+size_t FlashQueryTileRows() { return kTileRows; }
+size_t FlashKeyTileCols() { return TileCols(); }
+void FlashForwardUnit(const detail::FlashArgs& a, int64_t b, int64_t h, int64_t q_begin,
+                      int64_t q_end, float* ws, detail::ProbePartial* probe) {
+  ForwardUnit(a, b, h, q_begin, q_end, ws, probe);
 }
-double FlashBackwardUnit(const detail::FlashArgs& a, int64_t b, int64_t h, float* ws) {
-  return BackwardUnit(a, b, h, ws);
+double FlashBackwardUnit(const detail::FlashArgs& a, int64_t b, int64_t h, int64_t k_begin,
+                         int64_t k_end, float* ws, float* dq_part) {
+  return BackwardUnit(a, b, h, k_begin, k_end, ws, dq_part);
 }
 
 }  // namespace HWY_NAMESPACE
@@ -460,14 +472,38 @@ HWY_AFTER_NAMESPACE();
 
 namespace scalelab {
 HWY_EXPORT(FlashWorkspaceFloats);
+HWY_EXPORT(FlashQueryTileRows);
+HWY_EXPORT(FlashKeyTileCols);
 HWY_EXPORT(FlashForwardUnit);
 HWY_EXPORT(FlashBackwardUnit);
 
 namespace detail {
 
-// Units (one (batch, head) each) are handed out dynamically: a unit's results do not depend on
-// which thread computes it, so results stay deterministic, and a thread slowed by other load on
-// the machine does not hold the others up.
+// Work is shared out in units handed to threads dynamically: a (batch, head), and when there are
+// few of those (batch · heads < the targets below) also a range of query rows (forward) or of keys
+// (backward), so that two threads are busy even on one head. A unit's results do not depend on
+// which thread computes it, and the split depends on the shape only (never on the thread count),
+// so results are deterministic and the same at any number of threads.
+//   forward:  query ranges are whole Br-row tiles, so every value is the unsplit one;
+//   backward: key ranges are whole Bc-key tiles; each range writes its keys' dk, dv and its share
+//             of dq, and the shares are summed in range order afterwards.
+constexpr int64_t kForwardUnitsWanted = 8;   // query ranges cost no memory
+constexpr int64_t kBackwardUnitsWanted = 4;  // each key range holds a [q_len × d] dq share
+
+// Ranges of `len` items in whole tiles of `tile`: about `wanted` / heads_total of them (>= 1).
+int64_t split_count(int64_t heads_total, int64_t wanted, int64_t len, int64_t tile) {
+  const int64_t tiles = (len + tile - 1) / tile;
+  const int64_t want = (wanted + heads_total - 1) / heads_total;
+  return std::clamp<int64_t>(want, 1, std::max<int64_t>(1, tiles));
+}
+// [begin, end) of range r of `count` over `len` items, in whole tiles.
+std::pair<int64_t, int64_t> split_range(int64_t r, int64_t count, int64_t len, int64_t tile) {
+  const int64_t tiles = (len + tile - 1) / tile;
+  const int64_t begin = std::min(len, tiles * r / count * tile);
+  const int64_t end = std::min(len, tiles * (r + 1) / count * tile);
+  return {begin, end};
+}
+
 void flash_forward_simd(const AttentionShape& s, const AttentionOptions<float>& opt, const float* q,
                         const float* k, const float* v, float* out, float* lse,
                         AttentionProbeStats* probes) {
@@ -475,7 +511,10 @@ void flash_forward_simd(const AttentionShape& s, const AttentionOptions<float>& 
   FlashArgs a;
   a.shape = s, a.strides = token_strides(s), a.opt = &opt;
   a.q = q, a.k = k, a.v = v, a.out_mut = out, a.lse = lse, a.probe_cfg = probes;
-  const int64_t units = s.batch * s.heads;
+  const int64_t BH = s.batch * s.heads;
+  const int64_t Br = static_cast<int64_t>(HWY_DYNAMIC_DISPATCH(FlashQueryTileRows)());
+  const int64_t ranges = split_count(BH, kForwardUnitsWanted, s.q_len, Br);
+  const int64_t units = BH * ranges;
   const size_t ws_floats = HWY_DYNAMIC_DISPATCH(FlashWorkspaceFloats)(s, false);
   std::vector<ProbePartial> partial(probes ? units : 0);
 #pragma omp parallel
@@ -484,11 +523,24 @@ void flash_forward_simd(const AttentionShape& s, const AttentionOptions<float>& 
     ws.zero();  // once per call: the units rely on their padding being zero
 #pragma omp for schedule(dynamic, 1)
     for (int64_t u = 0; u < units; ++u) {
-      HWY_DYNAMIC_DISPATCH(FlashForwardUnit)(a, u / s.heads, u % s.heads, ws.data(),
-                                             probes ? &partial[u] : nullptr);
+      const int64_t bh = u / ranges;
+      const auto [begin, end] = split_range(u % ranges, ranges, s.q_len, Br);
+      if (begin < end)
+        HWY_DYNAMIC_DISPATCH(FlashForwardUnit)(a, bh / s.heads, bh % s.heads, begin, end,
+                                               ws.data(), probes ? &partial[u] : nullptr);
     }
   }
-  if (probes) merge_probe_partials(partial, s.heads, *probes);
+  if (!probes) return;
+  std::vector<ProbePartial> per_head_unit(BH);  // the ranges of a (batch, head), in order
+  for (int64_t u = 0; u < units; ++u) {
+    ProbePartial& to = per_head_unit[u / ranges];
+    const ProbePartial& from = partial[u];
+    to.entropy += from.entropy, to.normalized_entropy += from.normalized_entropy;
+    to.max_prob += from.max_prob, to.rows += from.rows;
+    to.normalized_rows += from.normalized_rows, to.saturated += from.saturated;
+    to.uniform += from.uniform;
+  }
+  merge_probe_partials(per_head_unit, s.heads, *probes);
 }
 
 void flash_backward_simd(const AttentionShape& s, const AttentionOptions<float>& opt,
@@ -500,27 +552,52 @@ void flash_backward_simd(const AttentionShape& s, const AttentionOptions<float>&
   a.shape = s, a.strides = token_strides(s), a.opt = &opt;
   a.q = q, a.k = k, a.v = v, a.out = out, a.dout = dout, a.lse = const_cast<float*>(lse);
   a.dq = dq, a.dk = dk, a.dv = dv, a.dbias = extra.dbias;
-  const int64_t units = s.batch * s.heads;
+  const int64_t BH = s.batch * s.heads, D = s.head_dim;
+  const int64_t Bc = static_cast<int64_t>(HWY_DYNAMIC_DISPATCH(FlashKeyTileCols)());
+  const int64_t ranges = split_count(BH, kBackwardUnitsWanted, s.k_len, Bc);
   const size_t ws_floats = HWY_DYNAMIC_DISPATCH(FlashWorkspaceFloats)(s, true);
-  std::vector<double> dscale(units, 0.0);
-  // dbias is shared by the batch: then one unit is a head with its batch loop inside.
+  // dbias is shared by the batch: then a job is a (head, key range) with the batch loop inside
+  // (ranges write disjoint columns of dbias); otherwise a (batch, head, key range).
   const bool per_head = extra.dbias != nullptr;
-  const int64_t jobs = per_head ? s.heads : units;
+  const int64_t jobs = (per_head ? s.heads : BH) * ranges;
+  std::vector<double> dscale(BH * ranges, 0.0);
+  // dq shares [BH, ranges, q_len, D] when the keys are split; one range writes dq directly.
+  std::vector<float> dq_parts(ranges > 1 ? BH * ranges * s.q_len * D : 0);
 #pragma omp parallel
   {
     Tensor<float> ws({static_cast<int64_t>(ws_floats)});
     ws.zero();  // once per call: the units rely on their padding being zero
 #pragma omp for schedule(dynamic, 1)
     for (int64_t job = 0; job < jobs; ++job) {
-      for (int64_t b = per_head ? 0 : job / s.heads; b < (per_head ? s.batch : job / s.heads + 1);
-           ++b) {
-        const int64_t h = per_head ? job : job % s.heads;
-        dscale[b * s.heads + h] = HWY_DYNAMIC_DISPATCH(FlashBackwardUnit)(a, b, h, ws.data());
+      const int64_t r = job % ranges, head_job = job / ranges;
+      const auto [begin, end] = split_range(r, ranges, s.k_len, Bc);
+      for (int64_t b = per_head ? 0 : head_job / s.heads;
+           b < (per_head ? s.batch : head_job / s.heads + 1); ++b) {
+        const int64_t h = per_head ? head_job : head_job % s.heads;
+        const int64_t bh = b * s.heads + h;
+        float* part = ranges > 1 ? dq_parts.data() + (bh * ranges + r) * s.q_len * D : nullptr;
+        if (begin < end || ranges == 1)  // one range always runs: it writes dq even with no keys
+          dscale[bh * ranges + r] =
+              HWY_DYNAMIC_DISPATCH(FlashBackwardUnit)(a, b, h, begin, end, ws.data(), part);
       }
     }
   }
-  for (int64_t u = 0; extra.dhead_scales && u < units; ++u)
-    extra.dhead_scales[u % s.heads] += static_cast<float>(dscale[u]);
+  if (ranges > 1) {  // dq = the sum of the key ranges' shares, in range order
+    parallel_for(BH, [&](int64_t bh) {
+      const int64_t b = bh / s.heads, h = bh % s.heads;
+      for (int64_t i = 0; i < s.q_len; ++i) {
+        float* dst = dq + (b * s.q_len + i) * a.strides.q + h * D;
+        for (int64_t e = 0; e < D; ++e) {
+          float sum = 0.0f;
+          for (int64_t r = 0; r < ranges; ++r)
+            sum += dq_parts[((bh * ranges + r) * s.q_len + i) * D + e];
+          dst[e] = sum;
+        }
+      }
+    });
+  }
+  for (int64_t u = 0; extra.dhead_scales && u < BH * ranges; ++u)
+    extra.dhead_scales[(u / ranges) % s.heads] += static_cast<float>(dscale[u]);
 }
 
 }  // namespace detail
