@@ -48,7 +48,7 @@ void gemm_shape(benchmark::State& state) {
   for (auto _ : state) gemm<float>(s, a, b, c.data());
   state.counters["flops"] = benchmark::Counter(2.0 * double(s.m) * double(s.n) * double(s.k),
                                                benchmark::Counter::kIsIterationInvariantRate);
-  state.counters["bf16_hw"] = precision == MatmulPrecision::bf16 && bf16_matmul_in_hardware();
+  state.counters["bf16_hw"] = precision == MatmulPrecision::bf16 && bf16_matmul_uses_hardware();
 }
 
 void shapes(benchmark::internal::Benchmark* b) {

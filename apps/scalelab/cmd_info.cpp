@@ -24,8 +24,12 @@ void add_info(CLI::App& app) {
     std::cout << "; SCALELAB_SIMD=<target> caps every SIMD path)\n";
     std::cout << "gemm: " << gemm_backend_description() << "\n";
     std::cout << "bf16 matmul (train.matmul_precision = \"bf16\"): "
-              << (bf16_matmul_in_hardware() ? "in hardware (AMX or AVX512-BF16)"
-                                            : "emulated (operands rounded, f32 GEMM: no speed-up)")
+              << (bf16_matmul_uses_hardware()
+                      ? "in hardware (AMX)"
+                      : bf16_matmul_in_hardware()
+                      ? "operands rounded to bf16, f32 GEMM (AVX512-BF16 without AMX: oneDNN's "
+                        "bf16 matmul is slower than its f32 one here, docs/performance.md)"
+                      : "emulated (operands rounded, f32 GEMM: no speed-up)")
               << "\n";
     std::cout << "threads: " << num_threads() << " (OpenMP; set OMP_NUM_THREADS or train.threads)\n";
     std::cout << "mpi: " << mpi_library_version()

@@ -168,7 +168,7 @@ TEST(MixedPrecision, Bf16MatmulLearnsTheTask) {
             << b.summary.valid.nll << "\n";
   EXPECT_LE(b.summary.valid.nll, kTol.max_reduced_nll);
   EXPECT_EQ(b.summary_json["matmul_precision"], "bf16");
-  EXPECT_EQ(b.summary_json["bf16_matmul_in_hardware"].get<bool>(), bf16_matmul_in_hardware());
+  EXPECT_EQ(b.summary_json["bf16_matmul_in_hardware"].get<bool>(), bf16_matmul_uses_hardware());
   EXPECT_EQ(f32.summary_json["matmul_precision"], "f32");
   EXPECT_EQ(matmul_precision(), MatmulPrecision::f32);
   int64_t differ = 0;

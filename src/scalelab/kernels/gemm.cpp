@@ -240,7 +240,7 @@ template <>
 void gemm<float>(const GemmShape& s, const float* a, const float* b, float* c, float alpha,
                  float beta) {
   if (matmul_precision() == MatmulPrecision::bf16) {
-    static const bool hardware = bf16_matmul_in_hardware();
+    static const bool hardware = bf16_matmul_uses_hardware();
     if (hardware) detail::gemm_bf16_hardware(s, a, b, c, alpha, beta);
     else detail::gemm_bf16_rounded_f32(s, a, b, c, alpha, beta);
     return;
@@ -269,6 +269,10 @@ ScopedMatmulPrecision::~ScopedMatmulPrecision() { g_matmul_precision.store(saved
 bool bf16_matmul_in_hardware() {
   const dnnl::cpu_isa isa = dnnl::get_effective_cpu_isa();
   return isa == dnnl::cpu_isa::avx512_core_bf16 || isa == dnnl::cpu_isa::avx512_core_amx;
+}
+
+bool bf16_matmul_uses_hardware() {
+  return dnnl::get_effective_cpu_isa() == dnnl::cpu_isa::avx512_core_amx;
 }
 
 template void gemm_ref<float>(const GemmShape&, const float*, const float*, float*, float, float);

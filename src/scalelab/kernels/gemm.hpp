@@ -52,6 +52,12 @@ class ScopedMatmulPrecision {
 
 // True when oneDNN runs bf16 matmuls with AMX or AVX512-BF16 instructions on this processor.
 bool bf16_matmul_in_hardware();
+// The path gemm<float> takes for matmul_precision bf16: bf16 operands into oneDNN's bf16 matmul
+// only with AMX. With AVX512-BF16 alone (Cooper Lake, Zen 4/5) oneDNN 2.6.3's bf16 matmul ran at
+// 0.58x its own f32 matmul (docs/performance.md, "bf16 without AMX"), so there the operands are
+// rounded to bf16 and multiplied by the f32 matmul: the same products (a bf16 x bf16 product is
+// exact in f32), f32 sums, at f32 speed.
+bool bf16_matmul_uses_hardware();
 
 namespace detail {
 // The two bf16 paths, callable directly so the tests cover both on any processor.

@@ -580,7 +580,7 @@ TrainSummary Trainer::run(const TrainerOptions& options) {
     s["allreduce_calls"] = allreduce_.calls();
   }
   if (tc.precision.matmul == MatmulPrecision::bf16)
-    s["bf16_matmul_in_hardware"] = bf16_matmul_in_hardware();
+    s["bf16_matmul_in_hardware"] = bf16_matmul_uses_hardware();  // the path gemm takes
   if (scaler_) s["loss_scale"] = scaler_->scale();
   if (reduced) {
     run_counters_.merge(counters_);
