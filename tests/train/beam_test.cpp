@@ -197,36 +197,35 @@ TEST_F(BeamOnTrainedModel, EnsembleCachedEqualsUncached) {
   }
 }
 
-TEST(Beam, EnsembleRefusesMembersWithOtherVocabularies) {
+// An untrained 1+1-layer encoder-decoder (d 8) and a one-word batch, for the option checks.
+ModelConfig untrained_config() {
   ModelConfig m;
   m.d_model = 8;
   m.n_heads = 2;
   m.d_ff = 8;
   m.encoder_layers = m.decoder_layers = 1;
   m.src_vocab = m.tgt_vocab = 6;
+  return m;
+}
+Batch one_source() { return make_batch({{{4, 5}, {5}}}, {0}, BatchLayout::seq2seq); }
+
+TEST(Beam, EnsembleRefusesMembersWithOtherVocabularies) {
+  ModelConfig m = untrained_config();
   Transformer<float> a(m);
   m.tgt_vocab = 7;
   Transformer<float> b(m);
   a.initialize();
   b.initialize();
-  const std::vector<Example> ex = {{{4, 5}, {5}}};
-  const Batch batch = make_batch(ex, {0}, BatchLayout::seq2seq);
+  const Batch batch = one_source();
   EXPECT_THROW(beam_search(Ensemble{&a, &b}, batch, {.beam = 2}), Error);
   EXPECT_THROW(beam_search(Ensemble{}, batch, {.beam = 2}), Error);
   EXPECT_NO_THROW(beam_search(Ensemble{&a, &a}, batch, {.beam = 2}));
 }
 
 TEST(Beam, RejectsBadOptions) {
-  ModelConfig m;
-  m.d_model = 8;
-  m.n_heads = 2;
-  m.d_ff = 8;
-  m.encoder_layers = m.decoder_layers = 1;
-  m.src_vocab = m.tgt_vocab = 6;
-  Transformer<float> model(m);
+  Transformer<float> model(untrained_config());
   model.initialize();
-  const std::vector<Example> ex = {{{4, 5}, {5}}};
-  const Batch b = make_batch(ex, {0}, BatchLayout::seq2seq);
+  const Batch b = one_source();
   EXPECT_THROW(beam_decode(model, b, {.beam = 0}), Error);
   EXPECT_THROW(beam_decode(model, b, {.beam = 2, .length_penalty = -1}), Error);
   EXPECT_EQ(beam_decode(model, b, {.beam = 3, .max_len = 4}).size(), 1u);
