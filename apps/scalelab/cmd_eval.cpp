@@ -1,8 +1,10 @@
 // scalelab eval: score a checkpoint on a held-out split of its own task.
 //   cmudict:   WER and PER over the split's words (greedy or beam search), and the loss; several
-//              checkpoints of one task and split decode as an ensemble (train/beam.hpp)
+//              checkpoints of one task and split decode as an ensemble (train/g2p_eval.hpp; their
+//              phone orders may differ: L2R and R2L members rescore each other's proposals)
 //   kjv:       bits per character over the split's books (every character predicted once)
 //   synthetic: loss, token accuracy and exact match (greedy)
+#include <algorithm>
 #include <cmath>
 #include <iomanip>
 #include <iostream>
@@ -32,6 +34,13 @@ std::vector<T> first(const std::vector<T>& items, int64_t limit) {
   return {items.begin(), items.begin() + limit};
 }
 
+// The data section of a run, without the phone order (members of both orders may be ensembled).
+Json data_without_order(const LoadedRun& run) {
+  Json data = run_config_to_json(run.config)["data"];
+  data.erase("phone_order");
+  return data;
+}
+
 // The other members of a G2P ensemble: same task and split as `first`, so the same vocabularies.
 std::vector<LoadedRun> load_members(const EvalArgs& a, const LoadedRun& first) {
   std::vector<LoadedRun> members;
@@ -39,10 +48,10 @@ std::vector<LoadedRun> load_members(const EvalArgs& a, const LoadedRun& first) {
     SL_CHECK(first.config.data.kind() == TaskKind::cmudict, "--checkpoint given ",
              a.checkpoints.size(), " times: ensembles are for G2P (data.task = \"cmudict\"), '",
              a.checkpoints[0], "' is a ", task_label(first.config.data), " model");
-  const Json data = run_config_to_json(first.config)["data"];
+  const Json data = data_without_order(first);
   for (size_t i = 1; i < a.checkpoints.size(); ++i) {
     members.push_back(load_run(a.checkpoints[i]));
-    const Json other = run_config_to_json(members.back().config)["data"];
+    const Json other = data_without_order(members.back());
     SL_CHECK(other == data, "ensemble member '", a.checkpoints[i], "' was trained on data ",
              other.dump(), ", '", a.checkpoints[0], "' on ", data.dump(),
              ": the members of an ensemble need the same task and split");
@@ -62,13 +71,20 @@ void run_eval(const EvalArgs& a) {
   switch (run.config.data.kind()) {
     case TaskKind::cmudict: {
       const auto words = first(test ? d.test_words : d.valid_words, a.limit);
-      // The loss over the pronunciations of the same words (all of them, not only the first).
-      std::vector<Example> scored = make_g2p_examples(words, {d.src_vocab, d.tgt_vocab});
-      Ensemble models{run.model.get()};
-      for (const LoadedRun& o : others) models.push_back(o.model.get());
+      std::vector<const LoadedRun*> runs{&run};
+      for (const LoadedRun& o : others) runs.push_back(&o);
+      std::vector<G2pMember> models;
       std::vector<double> losses;  // each member's, teacher-forced
-      for (Transformer<float>* m : models)
-        losses.push_back(evaluate(*m, d, scored, a.batch_size, 0).nll);
+      for (const LoadedRun* r : runs) {
+        const bool r2l = r->config.data.right_to_left();
+        models.push_back({r->model.get(), r2l});
+        // The loss over the pronunciations of the same words (all of them, not only the first),
+        // in the order the member emits them.
+        std::vector<Example> scored = make_g2p_examples(words, {d.src_vocab, d.tgt_vocab});
+        if (r2l)
+          for (Example& e : scored) std::reverse(e.tgt.begin(), e.tgt.end());
+        losses.push_back(evaluate(*r->model, d, scored, a.batch_size, 0).nll);
+      }
       const G2pScore s = evaluate_g2p(models, words, d.src_vocab, d.tgt_vocab,
                                       {.beam = a.beam, .length_penalty = a.length_penalty,
                                        .batch_size = a.batch_size, .use_cache = !a.no_cache});
@@ -83,7 +99,7 @@ void run_eval(const EvalArgs& a) {
       if (models.size() == 1) std::cout << "loss " << losses[0] << " nats/phone\n";
       for (size_t m = 0; models.size() > 1 && m < models.size(); ++m)
         std::cout << "loss of member " << m << " " << losses[m] << " nats/phone ("
-                  << a.checkpoints[m] << ")\n";
+                  << a.checkpoints[m] << (models[m].right_to_left ? ", right to left" : "") << ")\n";
       break;
     }
     case TaskKind::kjv: {
@@ -113,7 +129,9 @@ void add_eval(CLI::App& app) {
               "(kjv), loss and exact match (synthetic tasks)");
   cmd->add_option("--checkpoint,-C", a->checkpoints,
                   "checkpoint written by scalelab train; G2P: give it again (-C a -C b ...) to "
-                  "decode with an ensemble, the mean of the members' distributions at every step")
+                  "decode with an ensemble: the mean of the members' distributions at every step; "
+                  "members trained left to right and right to left (data.phone_order) rescore "
+                  "each other's n-best lists")
       ->required()
       ->take_all()
       ->check(CLI::ExistingFile);

@@ -44,7 +44,7 @@ void run_g2p(const G2pArgs& a) {
     throw_error(bad.size(), " word(s) hold characters the model cannot read: ", list,
                 "; allowed: ", known_letters(run.data.src_vocab));
   }
-  const auto prons = pronounce(*run.model, lower, run.data.src_vocab, run.data.tgt_vocab,
+  const auto prons = pronounce(std::vector<G2pMember>{{run.model.get(), run.config.data.right_to_left()}}, lower, run.data.src_vocab, run.data.tgt_vocab,
                                {.beam = a.beam, .length_penalty = a.length_penalty,
                                 .use_cache = !a.no_cache});
   for (size_t i = 0; i < words.size(); ++i) {

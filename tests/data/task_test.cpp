@@ -89,6 +89,38 @@ TEST(Task, CmudictFromAFixtureIsSplitByWordWithReferences) {
   }
 }
 
+TEST(Task, RightToLeftPhoneOrderReversesOnlyTheTargets) {
+  const Json base = {{"task", "cmudict"}, {"path", testing::data_fixture("cmudict_sample.dict")}};
+  Json r2l_json = base;
+  r2l_json["phone_order"] = "right_to_left";
+  const DataConfig l2r_config = parse(base), r2l_config = parse(r2l_json);
+  EXPECT_FALSE(l2r_config.right_to_left());
+  EXPECT_TRUE(r2l_config.right_to_left());
+  EXPECT_EQ(data_config_to_json(r2l_config).at("phone_order"), "right_to_left");
+  EXPECT_TRUE(parse(data_config_to_json(r2l_config)).right_to_left());  // kept in checkpoints
+  const TaskData l2r = load_task(l2r_config), r2l = load_task(r2l_config);
+  for (auto side : {&TaskData::train, &TaskData::valid, &TaskData::test}) {
+    ASSERT_EQ((l2r.*side).size(), (r2l.*side).size());
+    for (size_t i = 0; i < (l2r.*side).size(); ++i) {
+      const Example &a = (l2r.*side)[i], &b = (r2l.*side)[i];
+      EXPECT_EQ(a.src, b.src);
+      EXPECT_EQ(a.tgt, std::vector<int32_t>(b.tgt.rbegin(), b.tgt.rend()));
+    }
+  }
+  size_t asymmetric = 0;  // the fixture has pronunciations that read differently backwards
+  for (const Example& e : l2r.train) asymmetric += e.tgt != std::vector<int32_t>(e.tgt.rbegin(), e.tgt.rend());
+  EXPECT_GT(asymmetric, 0u);
+  // The reference pronunciations (what WER/PER are scored against) stay left to right.
+  ASSERT_EQ(l2r.test_words.size(), r2l.test_words.size());
+  for (size_t i = 0; i < l2r.test_words.size(); ++i)
+    EXPECT_EQ(l2r.test_words[i].pronunciations, r2l.test_words[i].pronunciations);
+  const std::string bad = error_of(Json{{"task", "cmudict"}, {"phone_order", "backwards"}});
+  EXPECT_NE(bad.find("data.phone_order"), std::string::npos) << bad;
+  EXPECT_NE(bad.find("right_to_left"), std::string::npos) << bad;
+  EXPECT_NE(error_of(Json{{"task", "kjv"}, {"phone_order", "right_to_left"}}).find("data.phone_order"),
+            std::string::npos);  // a G2P key only
+}
+
 TEST(Task, MissingDictionaryNamesThePackage) {
   const DataConfig c = parse(Json{{"task", "cmudict"}, {"path", "/nonexistent/cmudict.dict"}});
   try {

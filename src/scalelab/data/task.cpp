@@ -84,6 +84,10 @@ TaskData load_cmudict_task(const DataConfig& c) {
   data.train = make_g2p_examples(data.train_words, vocabs);
   data.valid = make_g2p_examples(data.valid_words, vocabs);
   data.test = make_g2p_examples(data.test_words, vocabs);
+  if (c.right_to_left()) {  // the targets read backwards; the scored words stay as they are
+    for (std::vector<Example>* side : {&data.train, &data.valid, &data.test})
+      for (Example& e : *side) std::reverse(e.tgt.begin(), e.tgt.end());
+  }
   data.src_vocab = vocabs.letters;
   data.tgt_vocab = vocabs.phones;
   return data;
@@ -145,6 +149,7 @@ DataConfig parse_data_config(ConfigSection s) {
       c.split_seed = read_seed(s, "split_seed", c.split_seed);
       c.max_train_words = read_limit(s, "max_train_words");
       c.max_eval_words = read_limit(s, "max_eval_words");
+      c.phone_order = s.get_choice("phone_order", c.phone_order, {"left_to_right", "right_to_left"});
       break;
     case TaskKind::kjv:
       c.context = s.get_int("context", c.context);
@@ -172,13 +177,15 @@ Json data_config_to_json(const DataConfig& c) {
                 {"g014b2b_dir", c.g014b2b_dir},
                 {"split_seed", c.split_seed},
                 {"max_train_words", c.max_train_words},
-                {"max_eval_words", c.max_eval_words}};
+                {"max_eval_words", c.max_eval_words},
+                {"phone_order", c.phone_order}};
       return {{"task", c.task},
               {"split", c.split},
               {"path", c.path},
               {"split_seed", c.split_seed},
               {"max_train_words", c.max_train_words},
-              {"max_eval_words", c.max_eval_words}};
+              {"max_eval_words", c.max_eval_words},
+              {"phone_order", c.phone_order}};
     case TaskKind::kjv:
       return {{"task", c.task},       {"context", c.context},
               {"stride", c.stride},   {"program", c.program},

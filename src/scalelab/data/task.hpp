@@ -3,11 +3,15 @@
 //   data.task = copy | reverse | sort   synthetic (keys: symbols, min_len, max_len, train_size,
 //                                       valid_size, seed)
 //   data.task = cmudict                 G2P on CMUdict (keys: split, split_seed, max_train_words,
-//                                       max_eval_words; with split = hash: path; with
-//                                       split = g014b2b: g014b2b_dir)
+//                                       max_eval_words, phone_order; with split = hash: path;
+//                                       with split = g014b2b: g014b2b_dir)
 //       split = hash     the pocketsphinx dictionary, split 90/5/5 by distinct word (split.hpp)
 //       split = g014b2b  the standard benchmark split in data/cmudict-g014b2b (g014b2b.hpp):
 //                        its train file minus 5 % of its words (valid), its test file
+//       phone_order = left_to_right (default) | right_to_left: the order of the phones in the
+//                        examples' targets, i.e. the order a model trained on them emits them
+//                        (an R2L model for L2R/R2L ensembles, g2p_eval.hpp); the words' reference
+//                        pronunciations (train_words, ...) always stay left to right
 //   data.task = kjv                     character LM on the King James Bible, whole books held out
 //                                       (keys: context, stride, program, cache_dir,
 //                                       max_train_chars, max_eval_chars)
@@ -49,6 +53,8 @@ struct DataConfig {
                                    // the hash that carves valid out of the train file)
   int64_t max_train_words = 0;     // 0: all; else an evenly spaced subset (quick runs, tests)
   int64_t max_eval_words = 0;      // same for valid and test
+  std::string phone_order = "left_to_right";  // left_to_right | right_to_left (targets reversed)
+  bool right_to_left() const { return phone_order == "right_to_left"; }
 
   // kjv.
   int64_t context = 256;       // characters of context: windows of context + 1 ids

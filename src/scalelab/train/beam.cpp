@@ -255,8 +255,8 @@ void check_ensemble(const Ensemble& models) {
   }
 }
 
-std::vector<BeamResult> beam_search(const Ensemble& models, const Batch& batch,
-                                    const BeamOptions& options) {
+std::vector<std::vector<BeamResult>> beam_search_nbest(const Ensemble& models, const Batch& batch,
+                                                       const BeamOptions& options) {
   SL_CHECK(options.beam >= 1, "beam size = ", options.beam, ": must be >= 1");
   SL_CHECK(options.length_penalty >= 0, "length penalty = ", options.length_penalty,
            ": must be >= 0");
@@ -267,16 +267,23 @@ std::vector<BeamResult> beam_search(const Ensemble& models, const Batch& batch,
   std::vector<SourceBeam> beams(batch.size);
   if (options.use_cache) search_cached(models, batch, options.beam, max_len, options.length_penalty, beams);
   else search_uncached(models, batch, options.beam, max_len, options.length_penalty, beams);
-  std::vector<BeamResult> out(batch.size);
+  std::vector<std::vector<BeamResult>> out(batch.size);
   for (int64_t b = 0; b < batch.size; ++b) {
     const auto& f = beams[b].finished;
     SL_CHECK(!f.empty(), "beam search: no finished hypothesis for source ", b);
-    // The first of equal scores wins (the one finished earlier, i.e. ranked higher).
-    size_t best = 0;
-    for (size_t i = 1; i < f.size(); ++i)
-      if (f[i].normalized > f[best].normalized) best = i;
-    out[b] = {f[best].tokens, f[best].normalized};
+    for (const Finished& h : f) out[b].push_back({h.tokens, h.normalized});
+    // Equal scores keep their finishing order (the one finished earlier ranked higher).
+    std::stable_sort(out[b].begin(), out[b].end(),
+                     [](const BeamResult& x, const BeamResult& y) { return x.score > y.score; });
   }
+  return out;
+}
+
+std::vector<BeamResult> beam_search(const Ensemble& models, const Batch& batch,
+                                    const BeamOptions& options) {
+  std::vector<BeamResult> out;
+  for (std::vector<BeamResult>& nbest : beam_search_nbest(models, batch, options))
+    out.push_back(std::move(nbest.front()));
   return out;
 }
 

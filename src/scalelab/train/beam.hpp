@@ -52,6 +52,10 @@ using Ensemble = std::vector<Transformer<float>*>;  // non-owning; one or more m
 // Throws Error unless every member is an encoder-decoder with the vocabulary sizes of member 0.
 void check_ensemble(const Ensemble& models);
 
+// Returns, for each source of the batch (seq2seq layout), every finished hypothesis (at least
+// one), best normalised score first (equal scores: the one finished earlier first).
+std::vector<std::vector<BeamResult>> beam_search_nbest(const Ensemble& models, const Batch& batch,
+                                                       const BeamOptions& options);
 // Returns, for each source of the batch (seq2seq layout), the best output and its score.
 std::vector<BeamResult> beam_search(Transformer<float>& model, const Batch& batch,
                                     const BeamOptions& options);
