@@ -7,7 +7,11 @@ an operation (so a memmove inside the flash kernel counts as attention). oneDNN'
 symbols or frame pointers: a leaf in JIT code or libdnnl is GEMM. Samples are counted only while the
 process runs, so the shares hold on a loaded machine too (the absolute time does not).
 
+With --top N, also lists the N leaf functions that take the most samples outside GEMM and attention
+(where the per-step overhead is).
+
 Usage: bench/op_breakdown.py [--build build] [--config small] [--threads 1] [--precision 0] [--seconds 3]
+                             [--top 0]
 """
 import argparse
 import collections
@@ -55,6 +59,7 @@ def main():
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--precision", type=int, default=0, help="0 f32 GEMMs, 1 bf16")
     ap.add_argument("--seconds", type=float, default=3.0)
+    ap.add_argument("--top", type=int, default=0, help="list the N costliest leaf functions outside GEMM + attention")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         data = os.path.join(tmp, "perf.data")
@@ -67,6 +72,7 @@ def main():
         script = subprocess.run(["perf", "script", "-i", data, "-F", "ip,sym,dso"], capture_output=True,
                                 text=True, check=True).stdout
     counts = collections.Counter()
+    leaves = collections.Counter()
     for block in script.split("\n\n"):
         stack = []
         for line in block.strip().splitlines():
@@ -75,7 +81,10 @@ def main():
                 stack.append((m.group(1), m.group(2)))
         if not stack or any("_dl_" in s for s, _ in stack):
             continue  # empty, or the dynamic loader at start-up
-        counts[classify(stack)] += 1
+        category = classify(stack)
+        counts[category] += 1
+        if category not in ("GEMM (oneDNN)", "attention (flash)"):
+            leaves[(category, stack[0][0])] += 1
     total = sum(counts.values())
     core = counts["GEMM (oneDNN)"] + counts["attention (flash)"]
     print(f"train_step/{args.config}, {args.threads} thread(s), precision {args.precision}: {total} samples")
@@ -85,6 +94,12 @@ def main():
         print(f"| {name} | {100.0 * n / total:.1f} % |")
     print(f"| **GEMM + attention** | **{100.0 * core / total:.1f} %** |")
     print(f"| **everything else (per-step overhead)** | **{100.0 * (total - core) / total:.1f} %** |")
+    if args.top > 0:
+        print()
+        print("| leaf function (outside GEMM + attention) | category | share of the step |")
+        print("|---|---|---|")
+        for (category, sym), n in leaves.most_common(args.top):
+            print(f"| `{sym[:90]}` | {category} | {100.0 * n / total:.1f} % |")
 
 
 if __name__ == "__main__":

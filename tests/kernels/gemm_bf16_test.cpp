@@ -33,8 +33,14 @@ const char* path_name(Path p) {
 using GemmFn = std::function<void(const GemmShape&, const float*, const float*, float*, float, float)>;
 GemmFn path_fn(Path p) {
   switch (p) {
-    case Path::hardware: return detail::gemm_bf16_hardware;
-    case Path::rounded_f32: return detail::gemm_bf16_rounded_f32;
+    case Path::hardware:
+      return [](const GemmShape& s, const float* a, const float* b, float* c, float al, float be) {
+        detail::gemm_bf16_hardware(s, a, b, c, al, be);
+      };
+    case Path::rounded_f32:
+      return [](const GemmShape& s, const float* a, const float* b, float* c, float al, float be) {
+        detail::gemm_bf16_rounded_f32(s, a, b, c, al, be);
+      };
     default:
       return [](const GemmShape& s, const float* a, const float* b, float* c, float al, float be) {
         const ScopedMatmulPrecision bf16(MatmulPrecision::bf16);

@@ -70,6 +70,7 @@ struct MatmulKey {
   bool trans_a, trans_b;
   dnnl::memory::data_type operands;
   float alpha, beta;
+  bool bias;  // the fused bias (gemm_bias_act)
   bool operator==(const MatmulKey&) const = default;
 };
 struct MatmulKeyHash {
@@ -77,7 +78,8 @@ struct MatmulKeyHash {
     size_t h = 1469598103934665603ull;
     auto mix = [&h](uint64_t v) { h = (h ^ v) * 1099511628211ull; };
     for (int64_t v : {key.m, key.n, key.k, key.lda, key.ldb, key.ldc}) mix(static_cast<uint64_t>(v));
-    mix(uint64_t(key.trans_a) | uint64_t(key.trans_b) << 1 | uint64_t(key.operands) << 2);
+    mix(uint64_t(key.trans_a) | uint64_t(key.trans_b) << 1 | uint64_t(key.bias) << 2 |
+        uint64_t(key.operands) << 3);
     uint32_t ab[2];
     std::memcpy(&ab[0], &key.alpha, 4);
     std::memcpy(&ab[1], &key.beta, 4);
@@ -86,20 +88,38 @@ struct MatmulKeyHash {
   }
 };
 
-// One oneDNN matmul: C[m, n] (f32, row stride ldc) = alpha op(A) op(B) + beta C, with A and B of
-// the given data type at the given element strides. oneDNN has its own primitive cache, but a
-// look-up there hashes the whole descriptor and allocates; the small GEMMs of a training step
-// (hundreds per step, many under 100 µs) are cheaper with a per-thread map of ready primitives.
+// C[i, :] = max(C[i, :], 0) for m rows: NaN and -0 kept. Not oneDNN's eltwise_relu post-op, which
+// turns NaN into 0 (measured: tests/kernels/gemm_epilogue_test.cpp) and would hide a non-finite
+// weight from the trainer's guard; run by the thread that just wrote the rows, so they are still
+// in its cache and no parallel region is added.
+void relu_rows(float* c, int64_t m, int64_t n, int64_t ldc) {
+  for (int64_t i = 0; i < m; ++i) {
+    float* __restrict row = c + i * ldc;
+#pragma omp simd
+    for (int64_t j = 0; j < n; ++j) row[j] = row[j] < 0.0f ? 0.0f : row[j];
+  }
+}
+
+// One oneDNN matmul: C[m, n] (f32, row stride ldc) = act(alpha op(A) op(B) + bias + beta C), with A
+// and B of the given data type at the given element strides (bias and act only with alpha = 1 and
+// beta = 0: gemm_bias_act; the bias inside oneDNN, the ReLU by relu_rows). oneDNN has its own primitive cache, but a look-up there hashes the
+// whole descriptor and allocates; the small GEMMs of a training step (hundreds per step, many
+// under 100 µs) are cheaper with a per-thread map of ready primitives, each with its memory
+// objects made once (a call only swaps their data handles: no allocation per GEMM).
 // A training run meets a few hundred distinct keys (bucketed batch lengths), so the map stays small.
 void dnnl_matmul(const GemmShape& s, const Strides& st, dnnl::memory::data_type operands,
-                 const void* a, const void* b, float* c, float alpha, float beta) {
+                 const void* a, const void* b, float* c, float alpha, float beta,
+                 const GemmEpilogue<float>& epilogue = {}) {
   using dnnl::memory;
   struct Ready {
     dnnl::matmul primitive;
-    memory::desc a_md, b_md, c_md;
+    memory a_mem, b_mem, c_mem, bias_mem;  // bias_mem: empty without a bias
   };
   thread_local std::unordered_map<MatmulKey, Ready, MatmulKeyHash> cache;
-  const MatmulKey key{s.m, s.n, s.k, st.lda, st.ldb, st.ldc, s.trans_a, s.trans_b, operands, alpha, beta};
+  const bool has_bias = epilogue.bias != nullptr;
+  const MatmulKey key{s.m, s.n, s.k, st.lda, st.ldb, st.ldc, s.trans_a, s.trans_b, operands,
+                      alpha, beta, has_bias};
+  dnnl::engine& engine = cpu_engine();
   auto it = cache.find(key);
   if (it == cache.end()) {
     const memory::dims a_strides = s.trans_a ? memory::dims{1, st.lda} : memory::dims{st.lda, 1};
@@ -107,6 +127,9 @@ void dnnl_matmul(const GemmShape& s, const Strides& st, dnnl::memory::data_type 
     const memory::desc a_md({s.m, s.k}, operands, a_strides);
     const memory::desc b_md({s.k, s.n}, operands, b_strides);
     const memory::desc c_md({s.m, s.n}, memory::data_type::f32, memory::dims{st.ldc, 1});
+    const memory::desc bias_md = has_bias ? memory::desc({1, s.n}, memory::data_type::f32,
+                                                         memory::dims{s.n, 1})
+                                          : memory::desc();
     dnnl::primitive_attr attr;
     if (alpha != 1.0f) attr.set_output_scales(0, {alpha});
     if (beta != 0.0f) {
@@ -114,18 +137,32 @@ void dnnl_matmul(const GemmShape& s, const Strides& st, dnnl::memory::data_type 
       ops.append_sum(beta);
       attr.set_post_ops(ops);
     }
-    const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a_md, b_md, c_md), attr, cpu_engine());
+    const dnnl::matmul::primitive_desc pd(
+        has_bias ? dnnl::matmul::desc(a_md, b_md, bias_md, c_md) : dnnl::matmul::desc(a_md, b_md, c_md),
+        attr, engine);
     if (cache.size() >= 4096) cache.clear();  // a bound, for callers that sweep many shapes
-    it = cache.emplace(key, Ready{dnnl::matmul(pd), a_md, b_md, c_md}).first;
+    // The handles are placeholders, replaced before every execution below.
+    void* none = nullptr;
+    it = cache.emplace(key, Ready{dnnl::matmul(pd), memory(a_md, engine, none),
+                                  memory(b_md, engine, none), memory(c_md, engine, none),
+                                  has_bias ? memory(bias_md, engine, none) : memory()})
+             .first;
   }
-  const Ready& r = it->second;
-  dnnl::engine& engine = cpu_engine();
-  memory a_mem(r.a_md, engine, const_cast<void*>(a));
-  memory b_mem(r.b_md, engine, const_cast<void*>(b));
-  memory c_mem(r.c_md, engine, c);
+  Ready& r = it->second;
+  r.a_mem.set_data_handle(const_cast<void*>(a));
+  r.b_mem.set_data_handle(const_cast<void*>(b));
+  r.c_mem.set_data_handle(c);
   thread_local dnnl::stream stream(engine);
-  r.primitive.execute(stream, {{DNNL_ARG_SRC, a_mem}, {DNNL_ARG_WEIGHTS, b_mem}, {DNNL_ARG_DST, c_mem}});
+  if (has_bias) {
+    r.bias_mem.set_data_handle(const_cast<float*>(epilogue.bias));
+    r.primitive.execute(stream, {{DNNL_ARG_SRC, r.a_mem}, {DNNL_ARG_WEIGHTS, r.b_mem},
+                                 {DNNL_ARG_BIAS, r.bias_mem}, {DNNL_ARG_DST, r.c_mem}});
+  } else {
+    r.primitive.execute(stream, {{DNNL_ARG_SRC, r.a_mem}, {DNNL_ARG_WEIGHTS, r.b_mem},
+                                 {DNNL_ARG_DST, r.c_mem}});
+  }
   stream.wait();
+  if (epilogue.relu) relu_rows(c, s.m, s.n, st.ldc);
 }
 
 // dnnl_matmul with C's rows split into one band per thread, the bands computed concurrently in one
@@ -137,10 +174,10 @@ void dnnl_matmul(const GemmShape& s, const Strides& st, dnnl::memory::data_type 
 constexpr int64_t kMinBandRows = 64;
 void banded_matmul(const GemmShape& s, const Strides& st, dnnl::memory::data_type operands,
                    size_t element_bytes, const void* a, const void* b, float* c, float alpha,
-                   float beta) {
+                   float beta, const GemmEpilogue<float>& epilogue = {}) {
   const int64_t bands = std::min<int64_t>(num_threads(), s.m / kMinBandRows);
   if (bands <= 1 || omp_in_parallel()) {
-    dnnl_matmul(s, st, operands, a, b, c, alpha, beta);
+    dnnl_matmul(s, st, operands, a, b, c, alpha, beta, epilogue);
     return;
   }
 #pragma omp parallel num_threads(static_cast<int>(bands))
@@ -151,7 +188,7 @@ void banded_matmul(const GemmShape& s, const Strides& st, dnnl::memory::data_typ
     band.m = m1 - m0;
     // op(A)'s rows m0.. start at row m0 of A, or at column m0 of the stored Aᵀ
     const char* a_band = static_cast<const char*>(a) + element_bytes * (s.trans_a ? m0 : m0 * st.lda);
-    dnnl_matmul(band, st, operands, a_band, b, c + m0 * st.ldc, alpha, beta);
+    dnnl_matmul(band, st, operands, a_band, b, c + m0 * st.ldc, alpha, beta, epilogue);
   }
 }
 
@@ -209,13 +246,13 @@ std::atomic<MatmulPrecision> g_matmul_precision{MatmulPrecision::f32};
 // `operands` type: the two bf16 paths below differ only in those.
 template <class Packed, class Convert>
 void gemm_packed(const GemmShape& s, const float* a, const float* b, float* c, float alpha,
-                 float beta, Convert convert, dnnl::memory::data_type operands) {
+                 float beta, Convert convert, dnnl::memory::data_type operands,
+                 const GemmEpilogue<float>& epilogue) {
   const Strides st = resolve_strides(s);
-  if (trivial_float_gemm(s, st, c, beta)) return;
   thread_local Scratch<Packed> a_packed, b_packed;
   const Packed* pa = pack_operand(a, stored_a(s, st), a_packed, convert);
   const Packed* pb = pack_operand(b, stored_b(s, st), b_packed, convert);
-  banded_matmul(s, dense_strides(s, st), operands, sizeof(Packed), pa, pb, c, alpha, beta);
+  banded_matmul(s, dense_strides(s, st), operands, sizeof(Packed), pa, pb, c, alpha, beta, epilogue);
 }
 
 }  // namespace
@@ -224,30 +261,81 @@ namespace detail {
 
 // bf16 operands in hardware: bf16 bits, one bf16 x bf16 -> f32 matmul.
 void gemm_bf16_hardware(const GemmShape& s, const float* a, const float* b, float* c, float alpha,
-                        float beta) {
-  gemm_packed<uint16_t>(s, a, b, c, alpha, beta, f32_to_bf16_row, dnnl::memory::data_type::bf16);
+                        float beta, const GemmEpilogue<float>& epilogue) {
+  const Strides st = resolve_strides(s);
+  if (trivial_float_gemm(s, st, c, beta)) return;
+  gemm_packed<uint16_t>(s, a, b, c, alpha, beta, f32_to_bf16_row, dnnl::memory::data_type::bf16,
+                        epilogue);
 }
 
 // bf16 operands without bf16 hardware: bf16 values held in f32, the f32 matmul.
 void gemm_bf16_rounded_f32(const GemmShape& s, const float* a, const float* b, float* c,
-                           float alpha, float beta) {
-  gemm_packed<float>(s, a, b, c, alpha, beta, round_row_to_bf16, dnnl::memory::data_type::f32);
+                           float alpha, float beta, const GemmEpilogue<float>& epilogue) {
+  const Strides st = resolve_strides(s);
+  if (trivial_float_gemm(s, st, c, beta)) return;
+  gemm_packed<float>(s, a, b, c, alpha, beta, round_row_to_bf16, dnnl::memory::data_type::f32,
+                     epilogue);
 }
 
 }  // namespace detail
 
-template <>
-void gemm<float>(const GemmShape& s, const float* a, const float* b, float* c, float alpha,
-                 float beta) {
+namespace {
+
+// Every float GEMM: the matmul precision's path, with an optional fused epilogue.
+void float_gemm(const GemmShape& s, const float* a, const float* b, float* c, float alpha,
+                float beta, const GemmEpilogue<float>& epilogue) {
   if (matmul_precision() == MatmulPrecision::bf16) {
     static const bool hardware = bf16_matmul_uses_hardware();
-    if (hardware) detail::gemm_bf16_hardware(s, a, b, c, alpha, beta);
-    else detail::gemm_bf16_rounded_f32(s, a, b, c, alpha, beta);
+    if (hardware) detail::gemm_bf16_hardware(s, a, b, c, alpha, beta, epilogue);
+    else detail::gemm_bf16_rounded_f32(s, a, b, c, alpha, beta, epilogue);
     return;
   }
   const Strides st = resolve_strides(s);
   if (trivial_float_gemm(s, st, c, beta)) return;
-  banded_matmul(s, st, dnnl::memory::data_type::f32, sizeof(float), a, b, c, alpha, beta);
+  banded_matmul(s, st, dnnl::memory::data_type::f32, sizeof(float), a, b, c, alpha, beta, epilogue);
+}
+
+// The epilogue applied in place after a GEMM (the k = 0 case of the fused path, and the twins).
+template <class T>
+void apply_epilogue(const GemmShape& s, const Strides& st, T* c, const GemmEpilogue<T>& e) {
+  for (int64_t i = 0; i < s.m; ++i)
+    for (int64_t j = 0; j < s.n; ++j) {
+      T& out = c[i * st.ldc + j];
+      if (e.bias) out += e.bias[j];
+      if (e.relu && out < T(0)) out = T(0);  // NaN and -0 kept
+    }
+}
+
+}  // namespace
+
+template <>
+void gemm<float>(const GemmShape& s, const float* a, const float* b, float* c, float alpha,
+                 float beta) {
+  float_gemm(s, a, b, c, alpha, beta, {});
+}
+
+template <>
+void gemm_bias_act<float>(const GemmShape& s, const float* a, const float* b, float* c,
+                          const GemmEpilogue<float>& epilogue) {
+  if (s.k == 0) {  // oneDNN is not called: C = 0, then the epilogue
+    const Strides st = resolve_strides(s);
+    trivial_float_gemm(s, st, c, 0.0f);
+    apply_epilogue(s, st, c, epilogue);
+    return;
+  }
+  float_gemm(s, a, b, c, 1.0f, 0.0f, epilogue);
+}
+
+template <>
+void gemm_bias_act<double>(const GemmShape& s, const double* a, const double* b, double* c,
+                           const GemmEpilogue<double>& epilogue) {
+  gemm_bias_act_ref<double>(s, a, b, c, epilogue);
+}
+
+template <class T>
+void gemm_bias_act_ref(const GemmShape& s, const T* a, const T* b, T* c, const GemmEpilogue<T>& e) {
+  gemm_ref<T>(s, a, b, c, T(1), T(0));
+  apply_epilogue(s, resolve_strides(s), c, e);
 }
 
 const char* matmul_precision_name(MatmulPrecision precision) {
@@ -278,6 +366,10 @@ bool bf16_matmul_uses_hardware() {
 template void gemm_ref<float>(const GemmShape&, const float*, const float*, float*, float, float);
 template void gemm_ref<double>(const GemmShape&, const double*, const double*, double*, double,
                                double);
+template void gemm_bias_act_ref<float>(const GemmShape&, const float*, const float*, float*,
+                                       const GemmEpilogue<float>&);
+template void gemm_bias_act_ref<double>(const GemmShape&, const double*, const double*, double*,
+                                        const GemmEpilogue<double>&);
 
 }  // namespace scalelab
 

@@ -27,6 +27,23 @@ struct GemmShape {
 template <class T>
 void gemm(const GemmShape& shape, const T* a, const T* b, T* c, T alpha = T(1), T beta = T(0));
 
+// What a Linear layer does to C right after its GEMM, fused with the matmul: the bias is oneDNN's
+// bias argument (added before C is stored), the ReLU runs on each thread's band of C right after
+// the thread's matmul wrote it (cache-hot, no parallel region of its own):
+//     C[i, j] = act( op(A) op(B)[i, j] + bias[j] )          (alpha = 1, beta = 0)
+// act = identity or ReLU, max(v, 0) with NaN and -0 kept (as activation_forward keeps them).
+template <class T>
+struct GemmEpilogue {
+  const T* bias = nullptr;  // [n], or null: no bias
+  bool relu = false;
+};
+template <class T>
+void gemm_bias_act(const GemmShape& shape, const T* a, const T* b, T* c, const GemmEpilogue<T>& epilogue);
+// The twin: gemm_ref, then the bias and the activation in plain loops.
+template <class T>
+void gemm_bias_act_ref(const GemmShape& shape, const T* a, const T* b, T* c,
+                       const GemmEpilogue<T>& epilogue);
+
 // The reference twin: the definition of the result, used by the tests.
 template <class T>
 void gemm_ref(const GemmShape& shape, const T* a, const T* b, T* c, T alpha = T(1), T beta = T(0));
@@ -62,9 +79,9 @@ bool bf16_matmul_uses_hardware();
 namespace detail {
 // The two bf16 paths, callable directly so the tests cover both on any processor.
 void gemm_bf16_hardware(const GemmShape& shape, const float* a, const float* b, float* c,
-                        float alpha, float beta);
+                        float alpha, float beta, const GemmEpilogue<float>& epilogue = {});
 void gemm_bf16_rounded_f32(const GemmShape& shape, const float* a, const float* b, float* c,
-                           float alpha, float beta);
+                           float alpha, float beta, const GemmEpilogue<float>& epilogue = {});
 }  // namespace detail
 
 }  // namespace scalelab

@@ -8,28 +8,6 @@
 namespace scalelab {
 namespace {
 
-// y[r, :] += b for every row (rows in parallel; the inner loop vectorises).
-template <class T>
-void add_row_vector(const T* __restrict b, T* __restrict y, int64_t rows, int64_t cols) {
-  parallel_for(rows, [&](int64_t r) {
-    T* __restrict yr = y + r * cols;
-    for (int64_t o = 0; o < cols; ++o) yr[o] += b[o];
-  });
-}
-
-// y[r, :] = max(y[r, :] + b, 0) (b may be null): NaN and -0 kept as activation_forward keeps them.
-template <class T>
-void add_row_vector_relu(const T* __restrict b, T* __restrict y, int64_t rows, int64_t cols) {
-  parallel_for(rows, [&](int64_t r) {
-    T* __restrict yr = y + r * cols;
-#pragma omp simd
-    for (int64_t o = 0; o < cols; ++o) {
-      const T v = b ? yr[o] + b[o] : yr[o];
-      yr[o] = v < T(0) ? T(0) : v;
-    }
-  });
-}
-
 // sums[o] += sum_r dy[r, o]. Column blocks go to the threads; within a block the rows are added
 // in order, so the result does not depend on the thread count.
 template <class T>
@@ -60,17 +38,18 @@ template <class T>
 void Linear<T>::forward(const T* x, int64_t rows, T* y) {
   saved_x_ = x;
   saved_rows_ = rows;
-  // y[rows, out] = x[rows, in] · W[out, in]ᵀ
-  gemm<T>({.m = rows, .n = out_, .k = in_, .trans_b = true}, x, weight_.value.data(), y);
-  if (has_bias_) add_row_vector(bias_.value.data(), y, rows, out_);
+  // y[rows, out] = x[rows, in] · W[out, in]ᵀ + b   (the bias added inside the GEMM)
+  gemm_bias_act<T>({.m = rows, .n = out_, .k = in_, .trans_b = true}, x, weight_.value.data(), y,
+                   {.bias = has_bias_ ? bias_.value.data() : nullptr});
 }
 
 template <class T>
 void Linear<T>::forward_relu(const T* x, int64_t rows, T* y) {
   saved_x_ = x;
   saved_rows_ = rows;
-  gemm<T>({.m = rows, .n = out_, .k = in_, .trans_b = true}, x, weight_.value.data(), y);
-  add_row_vector_relu(has_bias_ ? bias_.value.data() : nullptr, y, rows, out_);
+  // y = max(x Wᵀ + b, 0), the bias and the ReLU inside the GEMM
+  gemm_bias_act<T>({.m = rows, .n = out_, .k = in_, .trans_b = true}, x, weight_.value.data(), y,
+                   {.bias = has_bias_ ? bias_.value.data() : nullptr, .relu = true});
 }
 
 template <class T>

@@ -13,8 +13,8 @@ class Linear {
 
   // x: [rows, in] (kept by pointer until backward), y: [rows, out].
   void forward(const T* x, int64_t rows, T* y);
-  // y = relu(x Wᵀ + b): the bias and the ReLU in one pass over y (one pass fewer than forward
-  // followed by a separate activation). The caller keeps y for the ReLU's backward.
+  // y = relu(x Wᵀ + b): the bias and the ReLU fused into the GEMM (kernels/gemm.hpp,
+  // gemm_bias_act; forward fuses the bias the same way). The caller keeps y for the ReLU's backward.
   void forward_relu(const T* x, int64_t rows, T* y);
   // dW += dyᵀ x, db += colsum(dy); dx = dy W (or += when accumulate_dx). dx may be null.
   void backward(const T* dy, T* dx, bool accumulate_dx = false);
