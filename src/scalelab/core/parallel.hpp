@@ -22,10 +22,21 @@ class ScopedNumThreads {
   int saved_;
 };
 
+// False when a parallel region over n items could only run on one thread: n <= 1, one thread
+// set, or already inside a parallel region (nested regions get one thread).
+bool worth_a_parallel_region(int64_t n);
+
 // Runs body(i) for i in [0, n) across the OpenMP threads with a static schedule, so that the
 // split of work (and hence every floating-point result) depends only on n and the thread count.
+// Where only one thread could run it, the loop runs inline: a region of one thread still costs a
+// libgomp team set-up, which was 3 % of the small model's step on one thread (docs/performance.md).
+// The bodies are independent (each i writes its own outputs), so the results are the same.
 template <class Body>
 void parallel_for(int64_t n, Body&& body) {
+  if (!worth_a_parallel_region(n)) {
+    for (int64_t i = 0; i < n; ++i) body(i);
+    return;
+  }
 #pragma omp parallel for schedule(static)
   for (int64_t i = 0; i < n; ++i) body(i);
 }

@@ -504,6 +504,14 @@ std::pair<int64_t, int64_t> split_range(int64_t r, int64_t count, int64_t len, i
   return {begin, end};
 }
 
+// Units handed out per fetch of the dynamic schedule: about 8 fetches per thread. One unit per
+// fetch cost an atomic (and a store-buffer drain) per unit: 2.5 % of the small model's step on one
+// thread, where 256 (batch, head) units of 16 tokens each take ~1 µs (docs/performance.md). Which
+// thread runs a unit never changes its result (units write disjoint outputs).
+int64_t dynamic_chunk(int64_t units) {
+  return std::max<int64_t>(1, units / (8 * static_cast<int64_t>(num_threads())));
+}
+
 void flash_forward_simd(const AttentionShape& s, const AttentionOptions<float>& opt, const float* q,
                         const float* k, const float* v, float* out, float* lse,
                         AttentionProbeStats* probes) {
@@ -517,11 +525,12 @@ void flash_forward_simd(const AttentionShape& s, const AttentionOptions<float>& 
   const int64_t units = BH * ranges;
   const size_t ws_floats = HWY_DYNAMIC_DISPATCH(FlashWorkspaceFloats)(s, false);
   std::vector<ProbePartial> partial(probes ? units : 0);
+  const int64_t chunk = dynamic_chunk(units);
 #pragma omp parallel
   {
     Tensor<float> ws({static_cast<int64_t>(ws_floats)});
     ws.zero();  // once per call: the units rely on their padding being zero
-#pragma omp for schedule(dynamic, 1)
+#pragma omp for schedule(dynamic, chunk)
     for (int64_t u = 0; u < units; ++u) {
       const int64_t bh = u / ranges;
       const auto [begin, end] = split_range(u % ranges, ranges, s.q_len, Br);
@@ -563,11 +572,12 @@ void flash_backward_simd(const AttentionShape& s, const AttentionOptions<float>&
   std::vector<double> dscale(BH * ranges, 0.0);
   // dq shares [BH, ranges, q_len, D] when the keys are split; one range writes dq directly.
   std::vector<float> dq_parts(ranges > 1 ? BH * ranges * s.q_len * D : 0);
+  const int64_t chunk = dynamic_chunk(jobs);
 #pragma omp parallel
   {
     Tensor<float> ws({static_cast<int64_t>(ws_floats)});
     ws.zero();  // once per call: the units rely on their padding being zero
-#pragma omp for schedule(dynamic, 1)
+#pragma omp for schedule(dynamic, chunk)
     for (int64_t job = 0; job < jobs; ++job) {
       const int64_t r = job % ranges, head_job = job / ranges;
       const auto [begin, end] = split_range(r, ranges, s.k_len, Bc);

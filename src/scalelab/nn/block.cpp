@@ -173,15 +173,14 @@ const Tensor<T>& Block<T>::backward(const T* dy, T* dmemory) {
       // from out = N(sum), sum = x + D(f(x)): dsum = N'ᵀ dout; dx = dsum + f'ᵀ D'ᵀ dsum
       s.norm.backward(grad_a_.data(), grad_b_.data());
       round_tensor(r, grad_b_.data(), n, grad_op);
-      std::memcpy(df_.data(), grad_b_.data(), n * sizeof(T));
-      s.dropout.backward(df_.data(), n);
+      s.dropout.backward_into(grad_b_.data(), df_.data(), n);  // D'ᵀ dsum
       run_backward(s, df_.data(), grad_b_.data());
       round_tensor(r, grad_b_.data(), n, grad_op);
+      std::swap(grad_a_, grad_b_);
     } else {
-      // from out = x + D(g), g = f(N(x)) or N'(f(N(x))): dx = dout + N'ᵀ f'ᵀ [N''ᵀ] D'ᵀ dout
-      std::memcpy(grad_b_.data(), grad_a_.data(), n * sizeof(T));
-      std::memcpy(df_.data(), grad_a_.data(), n * sizeof(T));
-      s.dropout.backward(df_.data(), n);
+      // from out = x + D(g), g = f(N(x)) or N'(f(N(x))): dx = dout + N'ᵀ f'ᵀ [N''ᵀ] D'ᵀ dout,
+      // accumulated into grad_a_ (dout) in place: it becomes the stage's input gradient
+      s.dropout.backward_into(grad_a_.data(), df_.data(), n);  // D'ᵀ dout
       if (opt_.norm == NormPlacement::sandwich) {  // from g = N'(f(.))
         draw_.resize(shape);
         s.post_norm.backward(df_.data(), draw_.data());
@@ -192,10 +191,9 @@ const Tensor<T>& Block<T>::backward(const T* dy, T* dmemory) {
       dfin_.zero();
       run_backward(s, df_.data(), dfin_.data());
       round_tensor(r, dfin_.data(), n, grad_op);
-      s.norm.backward(dfin_.data(), grad_b_.data(), /*accumulate_dx=*/true);  // from N(x)
-      round_tensor(r, grad_b_.data(), n, grad_op);
+      s.norm.backward(dfin_.data(), grad_a_.data(), /*accumulate_dx=*/true);  // from N(x)
+      round_tensor(r, grad_a_.data(), n, grad_op);
     }
-    std::swap(grad_a_, grad_b_);
   }
   return grad_a_;
 }

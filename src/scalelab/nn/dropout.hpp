@@ -3,6 +3,8 @@
 // key is drawn per call and element i's mask is a hash of (key, i) (kernels/dropout.hpp), the same
 // on any number of threads and any SIMD width.
 #pragma once
+#include <algorithm>
+
 #include "scalelab/core/rng.hpp"
 #include "scalelab/core/tensor.hpp"
 #include "scalelab/kernels/dropout.hpp"
@@ -28,6 +30,16 @@ class Dropout {
     if (!active_) return;
     const T* mask = mask_.data();
     for (int64_t i = 0; i < n; ++i) dy[i] *= mask[i];
+  }
+  // dx[n] = dy · m / (1 - p), out of place (a copy when inactive): one pass instead of a copy
+  // followed by the in-place backward.
+  void backward_into(const T* dy, T* dx, int64_t n) const {
+    if (!active_) {
+      std::copy(dy, dy + n, dx);
+      return;
+    }
+    const T* mask = mask_.data();
+    for (int64_t i = 0; i < n; ++i) dx[i] = dy[i] * mask[i];
   }
   double p() const { return p_; }
 

@@ -31,9 +31,13 @@ LossResult cross_entropy(const T* logits, const int32_t* targets, int64_t rows, 
     }
     int64_t argmax = 0;
     for (int64_t j = 1; j < vocab; ++j) argmax = z[j] > z[argmax] ? j : argmax;
+    // e_j = exp(z_j - max z), kept for the gradient (one exp per logit, not two)
+    thread_local std::vector<double> e;
+    e.resize(static_cast<size_t>(vocab));
     double sum = 0, sum_z = 0;
     for (int64_t j = 0; j < vocab; ++j) {
-      sum += std::exp(double(z[j]) - double(z[argmax]));
+      e[j] = std::exp(double(z[j]) - double(z[argmax]));
+      sum += e[j];
       sum_z += z[j];
     }
     const double log_norm = double(z[argmax]) + std::log(sum);  // log sum_j exp z_j
@@ -43,8 +47,9 @@ LossResult cross_entropy(const T* logits, const int32_t* targets, int64_t rows, 
     row_nll[i] = nll;
     row_correct[i] = argmax == targets[i];
     if (dz) {
+      const double inv_sum = 1.0 / sum;
       for (int64_t j = 0; j < vocab; ++j) {
-        const double p = std::exp(double(z[j]) - log_norm);
+        const double p = e[j] * inv_sum;  // = exp(z_j - log_norm)
         const double q = (j == targets[i] ? 1 - smoothing : 0.0) + smoothing / double(vocab);
         dz[j] = static_cast<T>((p - q) * inv_n);
       }
