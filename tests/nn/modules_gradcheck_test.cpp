@@ -244,5 +244,25 @@ TEST(SinusoidalPositions, MatchTheFormula) {
       }
 }
 
+// The table of positions is kept between calls: other lengths, offsets (the decoder's cached
+// step), odd widths and the same call again must all still match the formula, added to x.
+TEST(SinusoidalPositions, KeptTableFollowsEveryCallsShape) {
+  struct Call { int64_t batch, len, dim, offset; };
+  for (const Call c : {Call{2, 5, 6, 0}, Call{3, 3, 6, 2}, Call{1, 1, 6, 7}, Call{2, 4, 5, 0},
+                       Call{2, 5, 6, 0}, Call{1, 1, 6, 8}}) {
+    std::vector<double> x(c.batch * c.len * c.dim);
+    for (size_t j = 0; j < x.size(); ++j) x[j] = 0.25 * double(j);
+    add_sinusoidal_positions(x.data(), c.batch, c.len, c.dim, c.offset);
+    for (int64_t b = 0; b < c.batch; ++b)
+      for (int64_t p = 0; p < c.len; ++p)
+        for (int64_t i = 0; i < c.dim; ++i) {
+          const double angle = double(p + c.offset) / std::pow(10000.0, double(i - i % 2) / double(c.dim));
+          const int64_t at = (b * c.len + p) * c.dim + i;
+          EXPECT_NEAR(x[at], 0.25 * double(at) + (i % 2 ? std::cos(angle) : std::sin(angle)), 1e-12)
+              << "batch " << c.batch << " len " << c.len << " dim " << c.dim << " offset " << c.offset;
+        }
+  }
+}
+
 }  // namespace
 }  // namespace scalelab

@@ -92,7 +92,7 @@ struct MatmulKeyHash {
 // turns NaN into 0 (measured: tests/kernels/gemm_epilogue_test.cpp) and would hide a non-finite
 // weight from the trainer's guard; run by the thread that just wrote the rows, so they are still
 // in its cache and no parallel region is added.
-void relu_rows(float* c, int64_t m, int64_t n, int64_t ldc) {
+__attribute__((noinline)) void relu_rows(float* c, int64_t m, int64_t n, int64_t ldc) {
   for (int64_t i = 0; i < m; ++i) {
     float* __restrict row = c + i * ldc;
 #pragma omp simd
@@ -100,12 +100,13 @@ void relu_rows(float* c, int64_t m, int64_t n, int64_t ldc) {
   }
 }
 
-// One oneDNN matmul: C[m, n] (f32, row stride ldc) = act(alpha op(A) op(B) + bias + beta C), with A
-// and B of the given data type at the given element strides (bias and act only with alpha = 1 and
-// beta = 0: gemm_bias_act; the bias inside oneDNN, the ReLU by relu_rows). oneDNN has its own primitive cache, but a look-up there hashes the
-// whole descriptor and allocates; the small GEMMs of a training step (hundreds per step, many
-// under 100 µs) are cheaper with a per-thread map of ready primitives, each with its memory
-// objects made once (a call only swaps their data handles: no allocation per GEMM).
+// One oneDNN matmul: C[m, n] (f32, row stride ldc) = act(alpha op(A) op(B) + bias + beta C), with
+// A and B of the given data type at the given element strides (bias and act only with alpha = 1
+// and beta = 0: gemm_bias_act; the bias inside oneDNN, the ReLU by relu_rows). oneDNN has its own
+// primitive cache, but a look-up there hashes the whole descriptor and allocates; the small GEMMs
+// of a training step (hundreds per step, many under 100 µs) are cheaper with a per-thread map of
+// ready primitives, each with its memory objects made once (a call only swaps their data
+// handles: no allocation per GEMM).
 // A training run meets a few hundred distinct keys (bucketed batch lengths), so the map stays small.
 void dnnl_matmul(const GemmShape& s, const Strides& st, dnnl::memory::data_type operands,
                  const void* a, const void* b, float* c, float alpha, float beta,

@@ -1,7 +1,10 @@
 // The float LayerNorm rows (kernels/layernorm.hpp) for every Highway target, chosen at run time
-// (kernels/simd_dispatch.hpp). The arithmetic is the plain twin's (layernorm.cpp's rows): sums in
-// double, xhat = (x - mu) · rstd in double rounded to float, y = xhat · gamma + beta in float,
-// no fused multiply-add; only the order of the double sums differs (lanes, then across lanes).
+// (kernels/simd_dispatch.hpp). The arithmetic follows the plain twin (layernorm.cpp's rows): sums in
+// double, xhat = (x - mu) · rstd in double rounded to float, y = xhat · gamma + beta in float, no
+// fused multiply-add; but each row takes two passes instead of three: the variance from sum x and
+// sum x² in one pass, and the backward's mean(g · xhat) from sum g · x (see the rows below), so the
+// double sums differ from the twin's beyond their order (relative ~1e-16 · (mean/std)²; the
+// tests' large-mean rows bound it).
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "scalelab/kernels/layernorm_simd.cpp"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
@@ -9,6 +12,7 @@
 #include "scalelab/kernels/layernorm_simd.hpp"
 #include "scalelab/kernels/simd_dispatch.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 HWY_BEFORE_NAMESPACE();
@@ -20,37 +24,29 @@ namespace hn = hwy::HWY_NAMESPACE;
 using DD = hn::ScalableTag<double>;
 using DF = hn::Rebind<float, DD>;
 
-// Sum of x[0, cols) in double.
-HWY_INLINE double SumRow(const float* HWY_RESTRICT x, int64_t cols) {
-  const DD dd;
-  const DF df;
-  const int64_t lanes = static_cast<int64_t>(hn::Lanes(dd));
-  auto acc = hn::Zero(dd);
-  int64_t j = 0;
-  for (; j + lanes <= cols; j += lanes) acc = hn::Add(acc, hn::PromoteTo(dd, hn::LoadU(df, x + j)));
-  double sum = hn::GetLane(hn::SumOfLanes(dd, acc));
-  for (; j < cols; ++j) sum += x[j];
-  return sum;
-}
-
 void LayerNormRow(const float* HWY_RESTRICT x, const float* HWY_RESTRICT gamma,
                   const float* HWY_RESTRICT beta, float* HWY_RESTRICT y, float* mean, float* rstd,
                   int64_t cols, double eps) {
   const DD dd;
   const DF df;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(dd));
-  const double mu = SumRow(x, cols) / cols;
-  const auto vmu = hn::Set(dd, mu);
-  auto acc = hn::Zero(dd);
+  // One pass for sum x and sum x² (each x² is exact in double, the sums good to ~1e-16 of
+  // sum x², so the variance keeps ~1e-16 · (mean/std)² relative error: nothing at float
+  // precision), then one pass for y. The twin takes a second pass for sum (x - mu)².
+  auto acc = hn::Zero(dd), acc_sq = hn::Zero(dd);
   int64_t j = 0;
   for (; j + lanes <= cols; j += lanes) {
-    const auto c = hn::Sub(hn::PromoteTo(dd, hn::LoadU(df, x + j)), vmu);
-    acc = hn::Add(acc, hn::Mul(c, c));
+    const auto xd = hn::PromoteTo(dd, hn::LoadU(df, x + j));
+    acc = hn::Add(acc, xd);
+    acc_sq = hn::Add(acc_sq, hn::Mul(xd, xd));
   }
-  double sum_sq = hn::GetLane(hn::SumOfLanes(dd, acc));
-  for (; j < cols; ++j) sum_sq += (x[j] - mu) * (x[j] - mu);
-  const double r = 1.0 / std::sqrt(sum_sq / cols + eps);
-  const auto vr = hn::Set(dd, r);
+  double sum = hn::GetLane(hn::SumOfLanes(dd, acc));
+  double sum_sq = hn::GetLane(hn::SumOfLanes(dd, acc_sq));
+  for (; j < cols; ++j) sum += x[j], sum_sq += double(x[j]) * x[j];
+  const double mu = sum / cols;
+  const double var = std::max(0.0, sum_sq / cols - mu * mu);
+  const double r = 1.0 / std::sqrt(var + eps);
+  const auto vmu = hn::Set(dd, mu), vr = hn::Set(dd, r);
   for (j = 0; j + lanes <= cols; j += lanes) {
     const auto xhat = hn::DemoteTo(df, hn::Mul(hn::Sub(hn::PromoteTo(dd, hn::LoadU(df, x + j)), vmu), vr));
     hn::StoreU(hn::Add(hn::Mul(xhat, hn::LoadU(df, gamma + j)), hn::LoadU(df, beta + j)), df, y + j);
@@ -60,51 +56,58 @@ void LayerNormRow(const float* HWY_RESTRICT x, const float* HWY_RESTRICT gamma,
   *rstd = static_cast<float>(r);
 }
 
+// Two passes: sum x, sum g and sum g·x (g = dy · gamma) with dbeta; then dx and dgamma, where
+//   mean(g · xhat) = rstd · (mean(g · x) - mu · mean(g))      (xhat = (x - mu) · rstd)
+// (the twin takes a first pass for mu and computes mean(g · xhat) from xhat directly).
 void LayerNormBackwardRow(const float* HWY_RESTRICT dy, const float* HWY_RESTRICT x,
                           const float* HWY_RESTRICT gamma, float rstd_f, float* HWY_RESTRICT dx,
                           float* HWY_RESTRICT dgamma, float* HWY_RESTRICT dbeta, int64_t cols) {
   const DD dd;
   const DF df;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(dd));
-  const double mean = SumRow(x, cols) / cols;
   const double rstd = rstd_f;
-  const auto vmean = hn::Set(dd, mean), vr = hn::Set(dd, rstd);
-  auto acc_g = hn::Zero(dd), acc_gx = hn::Zero(dd);
+  auto acc_x = hn::Zero(dd), acc_g = hn::Zero(dd), acc_gx = hn::Zero(dd);
   int64_t j = 0;
   for (; j + lanes <= cols; j += lanes) {
     const auto dyf = hn::LoadU(df, dy + j);
-    const auto xhat = hn::Mul(hn::Sub(hn::PromoteTo(dd, hn::LoadU(df, x + j)), vmean), vr);
+    const auto xd = hn::PromoteTo(dd, hn::LoadU(df, x + j));
     const auto g = hn::Mul(hn::PromoteTo(dd, dyf), hn::PromoteTo(dd, hn::LoadU(df, gamma + j)));
+    acc_x = hn::Add(acc_x, xd);
     acc_g = hn::Add(acc_g, g);
-    acc_gx = hn::Add(acc_gx, hn::Mul(g, xhat));
-    hn::StoreU(hn::Add(hn::LoadU(df, dgamma + j), hn::Mul(dyf, hn::DemoteTo(df, xhat))), df, dgamma + j);
+    acc_gx = hn::Add(acc_gx, hn::Mul(g, xd));
     hn::StoreU(hn::Add(hn::LoadU(df, dbeta + j), dyf), df, dbeta + j);
   }
-  double mean_g = hn::GetLane(hn::SumOfLanes(dd, acc_g));
-  double mean_g_xhat = hn::GetLane(hn::SumOfLanes(dd, acc_gx));
+  double sum_x = hn::GetLane(hn::SumOfLanes(dd, acc_x));
+  double sum_g = hn::GetLane(hn::SumOfLanes(dd, acc_g));
+  double sum_gx = hn::GetLane(hn::SumOfLanes(dd, acc_gx));
   for (; j < cols; ++j) {
-    const double xhat = (x[j] - mean) * rstd;
     const double g = static_cast<double>(dy[j]) * gamma[j];
-    mean_g += g;
-    mean_g_xhat += g * xhat;
-    dgamma[j] += dy[j] * static_cast<float>(xhat);
+    sum_x += x[j];
+    sum_g += g;
+    sum_gx += g * x[j];
     dbeta[j] += dy[j];
   }
-  mean_g /= cols;
-  mean_g_xhat /= cols;
+  const double mean = sum_x / cols;
+  const double mean_g = sum_g / cols;
+  const double mean_g_xhat = rstd * (sum_gx / cols - mean * mean_g);
+  const auto vmean = hn::Set(dd, mean), vr = hn::Set(dd, rstd);
   const auto vmg = hn::Set(dd, mean_g), vmgx = hn::Set(dd, mean_g_xhat);
   for (j = 0; j + lanes <= cols; j += lanes) {
+    const auto dyf = hn::LoadU(df, dy + j);
     const auto xhat = hn::Mul(hn::Sub(hn::PromoteTo(dd, hn::LoadU(df, x + j)), vmean), vr);
-    const auto g = hn::Mul(hn::PromoteTo(dd, hn::LoadU(df, dy + j)), hn::PromoteTo(dd, hn::LoadU(df, gamma + j)));
+    const auto g = hn::Mul(hn::PromoteTo(dd, dyf), hn::PromoteTo(dd, hn::LoadU(df, gamma + j)));
     const auto d = hn::Mul(vr, hn::Sub(hn::Sub(g, vmg), hn::Mul(xhat, vmgx)));
     hn::StoreU(hn::DemoteTo(df, d), df, dx + j);
+    hn::StoreU(hn::Add(hn::LoadU(df, dgamma + j), hn::Mul(dyf, hn::DemoteTo(df, xhat))), df, dgamma + j);
   }
   for (; j < cols; ++j) {
     const double xhat = (x[j] - mean) * rstd;
     const double g = static_cast<double>(dy[j]) * gamma[j];
     dx[j] = static_cast<float>(rstd * (g - mean_g - xhat * mean_g_xhat));
+    dgamma[j] += dy[j] * static_cast<float>(xhat);
   }
 }
+
 
 }  // namespace HWY_NAMESPACE
 }  // namespace scalelab

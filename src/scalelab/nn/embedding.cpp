@@ -1,6 +1,7 @@
 #include "scalelab/nn/embedding.hpp"
 
 #include <cmath>
+#include <vector>
 
 #include "scalelab/core/error.hpp"
 
@@ -56,16 +57,27 @@ ParameterRefs<T> Embedding<T>::parameters() {
 
 template <class T>
 void add_sinusoidal_positions(T* x, int64_t batch, int64_t len, int64_t dim, int64_t offset) {
-  for (int64_t p = 0; p < len; ++p) {
-    for (int64_t i = 0; i < dim; i += 2) {
-      const double angle = double(p + offset) / std::pow(10000.0, double(i) / double(dim));
-      const T s = static_cast<T>(std::sin(angle)), c = static_cast<T>(std::cos(angle));
-      for (int64_t b = 0; b < batch; ++b) {
-        T* row = x + (b * len + p) * dim;
-        row[i] += s;
-        if (i + 1 < dim) row[i + 1] += c;
+  // PE[offset + p] for the len positions as a table, then added to each sequence's rows in memory
+  // order (adding one position at a time across the batch strode through x). The table of the
+  // last (len, dim, offset) is kept per thread: a training step asks for the same few.
+  thread_local std::vector<T> table;
+  thread_local int64_t made_len = -1, made_dim = -1, made_offset = -1;
+  if (made_len != len || made_dim != dim || made_offset != offset) {
+    table.assign(static_cast<size_t>(len * dim), T(0));
+    for (int64_t p = 0; p < len; ++p) {
+      for (int64_t i = 0; i < dim; i += 2) {
+        const double angle = double(p + offset) / std::pow(10000.0, double(i) / double(dim));
+        table[p * dim + i] = static_cast<T>(std::sin(angle));
+        if (i + 1 < dim) table[p * dim + i + 1] = static_cast<T>(std::cos(angle));
       }
     }
+    made_len = len, made_dim = dim, made_offset = offset;
+  }
+  const T* __restrict pe = table.data();
+  for (int64_t b = 0; b < batch; ++b) {
+    T* __restrict rows = x + b * len * dim;
+#pragma omp simd
+    for (int64_t j = 0; j < len * dim; ++j) rows[j] += pe[j];
   }
 }
 
