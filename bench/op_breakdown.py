@@ -26,7 +26,7 @@ CATEGORIES = [
     ("GEMM (oneDNN)", r"scalelab::gemm|dnnl|Linear<float>::forward_gemm"),
     ("layernorm", r"[Ll]ayer[Nn]orm|layernorm"),
     ("dropout", r"Dropout"),
-    ("activation", r"activation_|relu_rows"),  # relu_rows: the ReLU after a GEMM band (gemm.cpp)
+    ("activation", r"activation_|relu_rows|mask_rows"),  # the ReLU and its mask after a GEMM band
     ("bias add / bias gradient", r"add_row_vector|add_column_sums"),
     ("loss", r"cross_entropy"),
     ("optimizer + clipping", r"Optimizer|clip_grad|zero_grad"),

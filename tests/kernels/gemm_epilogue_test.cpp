@@ -1,5 +1,5 @@
-// gemm_bias_act (kernels/gemm.hpp): C = act(op(A) op(B) + bias), the bias and the ReLU fused into
-// oneDNN's matmul, against its twin gemm_bias_act_ref (gemm_ref, then the bias and the ReLU in
+// gemm_bias_act (kernels/gemm.hpp): C = act(op(A) op(B) + bias) [· (a > 0)], the bias, the ReLU
+// and the ReLU-gradient mask fused with oneDNN's matmul, against its twin gemm_bias_act_ref (gemm_ref, then the bias and the ReLU in
 // plain loops) and against a long-double product. Every float path: f32 at 1 and 2 threads (the
 // banded split), bf16 through oneDNN's bf16 kernel (where the processor has it) and bf16 rounded
 // into the f32 matmul, each on the operands rounded to bf16 for the twin; all four transposes,
@@ -34,7 +34,7 @@ void run_path(Path p, const GemmShape& s, const float* a, const float* b, float*
 
 struct Case {
   int64_t m, n, k;
-  bool trans_a, trans_b, strided, bias, relu;
+  bool trans_a, trans_b, strided, bias, relu, mask;
 };
 
 // Max over C of |got - twin| / (sum_p |a b| + |bias| + 1e-30), and whether anything outside C's
@@ -45,10 +45,13 @@ double worst_error(Path path, const Case& c, uint64_t seed, bool* wrote_outside)
   const int64_t a_rows = c.trans_a ? c.k : c.m, a_cols = c.trans_a ? c.m : c.k;
   const int64_t b_rows = c.trans_b ? c.n : c.k, b_cols = c.trans_b ? c.k : c.n;
   const int64_t lda = a_cols + pad, ldb = b_cols + pad, ldc = c.n + pad;
-  std::vector<float> A(a_rows * lda), B(b_rows * ldb), bias(c.n);
+  std::vector<float> A(a_rows * lda), B(b_rows * ldb), bias(c.n), keep(c.m * c.n);
   for (float& v : A) v = static_cast<float>(rng.normal(0, 1));
   for (float& v : B) v = static_cast<float>(rng.normal(0, 1));
   for (float& v : bias) v = static_cast<float>(rng.normal(0, 2));
+  for (size_t i = 0; i < keep.size(); ++i)  // a ReLU's output: zeros where it clamped, and a NaN
+    keep[i] = i % 3 == 0 ? 0.0f : i % 17 == 5 ? std::numeric_limits<float>::quiet_NaN()
+                                              : static_cast<float>(rng.normal(0, 1));
   const bool bf16 = path != Path::f32;
   std::vector<float> Ar = A, Br = B;  // the operands the twin multiplies
   if (bf16) {
@@ -57,7 +60,8 @@ double worst_error(Path path, const Case& c, uint64_t seed, bool* wrote_outside)
   }
   const GemmShape s{.m = c.m, .n = c.n, .k = c.k, .trans_a = c.trans_a, .trans_b = c.trans_b,
                     .lda = lda, .ldb = ldb, .ldc = ldc};
-  const GemmEpilogue<float> e{.bias = c.bias ? bias.data() : nullptr, .relu = c.relu};
+  const GemmEpilogue<float> e{.bias = c.bias ? bias.data() : nullptr, .relu = c.relu,
+                              .keep_where_positive = c.mask ? keep.data() : nullptr};
   constexpr float kSentinel = -777.125f;
   std::vector<float> got(c.m * ldc, kSentinel), twin(c.m * ldc, kSentinel);
   run_path(path, s, A.data(), B.data(), got.data(), e);
@@ -78,6 +82,7 @@ double worst_error(Path path, const Case& c, uint64_t seed, bool* wrote_outside)
         exact += (long double)av * bv;
       }
       if (c.relu && exact < 0) exact = 0;
+      if (c.mask && !(keep[i * c.n + j] > 0)) exact = 0;  // NaN in the mask: not positive
       const double norm = double(magnitude) + 1e-30;
       worst = std::max(worst, std::fabs(got[i * ldc + j] - twin[i * ldc + j]) / norm);
       worst = std::max(worst, std::fabs(got[i * ldc + j] - double(exact)) / norm);
@@ -105,18 +110,19 @@ TEST_P(GemmEpilogueGrid, MatchesTwinAndLongDoubleProduct) {
         for (bool tb : {false, true})
           for (bool strided : {false, true})
             for (bool bias : {false, true})
-              for (bool relu : {false, true}) {
-                const Case c{m, n, k, ta, tb, strided, bias, relu};
+              for (bool relu : {false, true})
+              for (bool mask : {false, true}) {
+                const Case c{m, n, k, ta, tb, strided, bias, relu, mask};
                 bool outside = false;
                 const double worst = worst_error(path, c, 1000 + cases, &outside);
                 EXPECT_LE(worst, 1e-5) << "m=" << m << " n=" << n << " k=" << k << " ta=" << ta
                                        << " tb=" << tb << " strided=" << strided << " bias="
-                                       << bias << " relu=" << relu << " threads=" << threads;
+                                       << bias << " relu=" << relu << " mask=" << mask << " threads=" << threads;
                 EXPECT_FALSE(outside) << "wrote outside C, m=" << m << " n=" << n;
                 ++cases;
               }
   }
-  EXPECT_EQ(cases, 2 * 5 * 32);
+  EXPECT_EQ(cases, 2 * 5 * 64);
 }
 
 INSTANTIATE_TEST_SUITE_P(Paths, GemmEpilogueGrid,

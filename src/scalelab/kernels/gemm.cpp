@@ -100,6 +100,16 @@ __attribute__((noinline)) void relu_rows(float* c, int64_t m, int64_t n, int64_t
   }
 }
 
+// C[i, j] = a[i, j] > 0 ? C[i, j] : 0 for m rows (a dense, row stride n): a ReLU's backward.
+__attribute__((noinline)) void mask_rows(float* c, const float* a, int64_t m, int64_t n, int64_t ldc) {
+  for (int64_t i = 0; i < m; ++i) {
+    float* __restrict row = c + i * ldc;
+    const float* __restrict keep = a + i * n;
+#pragma omp simd
+    for (int64_t j = 0; j < n; ++j) row[j] = keep[j] > 0.0f ? row[j] : 0.0f;
+  }
+}
+
 // One oneDNN matmul: C[m, n] (f32, row stride ldc) = act(alpha op(A) op(B) + bias + beta C), with
 // A and B of the given data type at the given element strides (bias and act only with alpha = 1
 // and beta = 0: gemm_bias_act; the bias inside oneDNN, the ReLU by relu_rows). oneDNN has its own
@@ -164,6 +174,7 @@ void dnnl_matmul(const GemmShape& s, const Strides& st, dnnl::memory::data_type 
   }
   stream.wait();
   if (epilogue.relu) relu_rows(c, s.m, s.n, st.ldc);
+  if (epilogue.keep_where_positive) mask_rows(c, epilogue.keep_where_positive, s.m, s.n, st.ldc);
 }
 
 // dnnl_matmul with C's rows split into one band per thread, the bands computed concurrently in one
@@ -189,7 +200,9 @@ void banded_matmul(const GemmShape& s, const Strides& st, dnnl::memory::data_typ
     band.m = m1 - m0;
     // op(A)'s rows m0.. start at row m0 of A, or at column m0 of the stored Aᵀ
     const char* a_band = static_cast<const char*>(a) + element_bytes * (s.trans_a ? m0 : m0 * st.lda);
-    dnnl_matmul(band, st, operands, a_band, b, c + m0 * st.ldc, alpha, beta, epilogue);
+    GemmEpilogue<float> band_epilogue = epilogue;  // the mask's rows m0.. (row stride n)
+    if (epilogue.keep_where_positive) band_epilogue.keep_where_positive += m0 * s.n;
+    dnnl_matmul(band, st, operands, a_band, b, c + m0 * st.ldc, alpha, beta, band_epilogue);
   }
 }
 
@@ -304,6 +317,7 @@ void apply_epilogue(const GemmShape& s, const Strides& st, T* c, const GemmEpilo
       T& out = c[i * st.ldc + j];
       if (e.bias) out += e.bias[j];
       if (e.relu && out < T(0)) out = T(0);  // NaN and -0 kept
+      if (e.keep_where_positive && !(e.keep_where_positive[i * s.n + j] > T(0))) out = T(0);
     }
 }
 

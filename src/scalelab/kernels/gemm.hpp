@@ -28,14 +28,18 @@ template <class T>
 void gemm(const GemmShape& shape, const T* a, const T* b, T* c, T alpha = T(1), T beta = T(0));
 
 // What a Linear layer does to C right after its GEMM, fused with the matmul: the bias is oneDNN's
-// bias argument (added before C is stored), the ReLU runs on each thread's band of C right after
-// the thread's matmul wrote it (cache-hot, no parallel region of its own):
+// bias argument (added before C is stored); the ReLU and the ReLU-gradient mask run on each
+// thread's band of C right after the thread's matmul wrote it (cache-hot, no parallel region of
+// their own):
 //     C[i, j] = act( op(A) op(B)[i, j] + bias[j] )          (alpha = 1, beta = 0)
-// act = identity or ReLU, max(v, 0) with NaN and -0 kept (as activation_forward keeps them).
+//     act = identity, or ReLU: max(v, 0) with NaN and -0 kept (as activation_forward keeps them)
+//     then, with keep_where_positive = a [m, n] (dense, row stride n):
+//     C[i, j] = a[i, j] > 0 ? C[i, j] : 0                   (a ReLU's backward: da · [a > 0])
 template <class T>
 struct GemmEpilogue {
   const T* bias = nullptr;  // [n], or null: no bias
   bool relu = false;
+  const T* keep_where_positive = nullptr;  // [m, n], or null
 };
 template <class T>
 void gemm_bias_act(const GemmShape& shape, const T* a, const T* b, T* c, const GemmEpilogue<T>& epilogue);

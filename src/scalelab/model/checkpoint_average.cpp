@@ -68,7 +68,7 @@ void save_averaged_checkpoint(const std::string& path, AveragedCheckpoint& avera
   for (size_t i = 0; i < averaged.sources.size(); ++i)
     from.push_back({{"path", averaged.sources[i]}, {"step", averaged.source_steps[i]}});
   save_checkpoint(path, *averaged.model, averaged.run_config, averaged.step,
-                  {.metadata = {{"averaged_from", from.dump()}}});
+                  {.tensors = {}, .metadata = {{"averaged_from", from.dump()}}});
 }
 
 }  // namespace scalelab

@@ -26,13 +26,14 @@ void FeedForward<T>::forward(const T* x, int64_t rows, T* y) {
 template <class T>
 void FeedForward<T>::backward(const T* dy, T* dx) {
   dpost_.resize(post_act_.shape());
-  fc2_.backward(dy, dpost_.data());                                          // from y = a W2ᵀ + b2
   if (act_ == Activation::relu) {
-    // from a = relu(h): dh = da · [h > 0] = da · [a > 0], in place (a was kept, h was not)
-    activation_backward<T>(act_, post_act_.data(), dpost_.data(), dpost_.data(), dpost_.numel());
+    // from y = a W2ᵀ + b2 and a = relu(h): dh = (dy W2) · [h > 0] = (dy W2) · [a > 0] (a was
+    // kept, h was not), the mask applied with fc2's dx GEMM
+    fc2_.backward(dy, dpost_.data(), /*accumulate_dx=*/false, /*dx_keep_where_positive=*/post_act_.data());
     fc1_.backward(dpost_.data(), dx, /*accumulate_dx=*/true);                // from h = x W1ᵀ + b1
     return;
   }
+  fc2_.backward(dy, dpost_.data());                                          // from y = a W2ᵀ + b2
   dpre_.resize(pre_act_.shape());
   activation_backward<T>(act_, pre_act_.data(), dpost_.data(), dpre_.data(), dpre_.numel());
   fc1_.backward(dpre_.data(), dx, /*accumulate_dx=*/true);                   // from h = x W1ᵀ + b1

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "scalelab/core/error.hpp"
 #include "scalelab/core/parallel.hpp"
 #include "scalelab/kernels/gemm.hpp"
 
@@ -65,14 +66,19 @@ void Linear<T>::forward_relu(const T* x, int64_t rows, T* y) {
 }
 
 template <class T>
-void Linear<T>::backward(const T* dy, T* dx, bool accumulate_dx) {
+void Linear<T>::backward(const T* dy, T* dx, bool accumulate_dx, const T* dx_keep_where_positive) {
+  SL_CHECK(!(accumulate_dx && dx_keep_where_positive),
+           "Linear::backward: a ReLU mask on dx needs dx overwritten, not accumulated");
   const int64_t rows = saved_rows_;
   // dW[out, in] += dy[rows, out]ᵀ · x[rows, in]
   gemm<T>({.m = out_, .n = in_, .k = rows, .trans_a = true}, dy, saved_x_, weight_.grad.data(),
           T(1), T(1));
   if (has_bias_) add_column_sums(dy, rows, out_, bias_.grad.data());  // db[o] += sum_r dy[r, o]
   // dx[rows, in] = dy[rows, out] · W[out, in]
-  if (dx) {
+  if (dx && dx_keep_where_positive) {  // dx = (dy W) · [a > 0]
+    gemm_bias_act<T>({.m = rows, .n = in_, .k = out_}, dy, weight_.value.data(), dx,
+                     {.keep_where_positive = dx_keep_where_positive});
+  } else if (dx) {
     gemm<T>({.m = rows, .n = in_, .k = out_}, dy, weight_.value.data(), dx, T(1),
             accumulate_dx ? T(1) : T(0));
   }

@@ -17,7 +17,10 @@ class Linear {
   // gemm_bias_act; forward fuses the bias the same way). The caller keeps y for the ReLU's backward.
   void forward_relu(const T* x, int64_t rows, T* y);
   // dW += dyᵀ x, db += colsum(dy); dx = dy W (or += when accumulate_dx). dx may be null.
-  void backward(const T* dy, T* dx, bool accumulate_dx = false);
+  // With dx_keep_where_positive = a [rows, in] (not with accumulate_dx): dx = (dy W) · [a > 0],
+  // the backward of a ReLU whose output a fed this layer, fused with the GEMM (gemm_bias_act).
+  void backward(const T* dy, T* dx, bool accumulate_dx = false,
+                const T* dx_keep_where_positive = nullptr);
 
   ParameterRefs<T> parameters();
   Parameter<T>& weight() { return weight_; }

@@ -268,7 +268,7 @@ void Trainer::save(const std::string& path, int64_t step) {
     scaler_state[2] = float(st.skipped), scaler_state[3] = float(st.clean_run);
     extra.push_back({"loss_scaler.state", scaler_state.shape(), scaler_state.data()});
   }
-  save_checkpoint(path, model_, run_config_to_json(config_), step, {.tensors = extra});
+  save_checkpoint(path, model_, run_config_to_json(config_), step, {.tensors = extra, .metadata = {}});
 }
 
 void Trainer::check_finite(int64_t step, const StepResult& r, const std::string& kept) const {
