@@ -82,6 +82,19 @@ if [ -f /usr/share/pocketsphinx/model/en-us/cmudict-en-us.dict ]; then
   if printf '%s' "$out" | grep -q "ensemble of 2" && printf '%s' "$out" | grep -q "^WER .* %" \
      && [ "$(printf '%s\n' "$out" | grep -c "^loss of member")" -eq 2 ]; then
     ok "eval g2p ensemble"; else fail "eval g2p ensemble: $out"; fi
+  # A right-to-left member: trained on reversed phones, read backwards, ensembled with an L2R one.
+  "$bin" train -q -c "$SCALELAB_SOURCE/configs/g2p.toml" $tiny_model --set data.max_train_words=100 \
+    --set data.max_eval_words=20 --set train.steps=20 --set train.eval_every=0 --set model.seed=3 \
+    --set data.phone_order=right_to_left --set train.threads=1 --set train.run_dir="$tmp/g2p-r2l" \
+    >/dev/null 2>&1 || fail "train g2p right to left"
+  out=$("$bin" g2p -C "$tmp/g2p-r2l/checkpoint.safetensors" cat dog 2>&1)
+  if [ "$(printf '%s\n' "$out" | grep -c $'\t')" -eq 2 ]; then ok "g2p right to left"; else fail "g2p r2l: $out"; fi
+  out=$("$bin" eval -C "$ck" -C "$tmp/g2p-r2l/checkpoint.safetensors" --split valid --beam 2 2>&1)
+  if printf '%s' "$out" | grep -q "ensemble of 2" && printf '%s' "$out" | grep -q "^WER .* %" \
+     && printf '%s' "$out" | grep -q "^loss of member 1 .*right to left)$"; then
+    ok "eval g2p L2R + R2L ensemble"; else fail "eval g2p L2R + R2L ensemble: $out"; fi
+  expect_error "phone order of another value" "data.phone_order" "$bin" train \
+    -c "$SCALELAB_SOURCE/configs/g2p.toml" --set data.phone_order=up --set train.run_dir="$tmp/bad-order"
   expect_error "ensemble of two tasks" "same task and split" "$bin" eval -C "$ck" \
     -C "$tmp/copy/checkpoint.safetensors"
   expect_error "ensemble of a copy model" "ensembles are for G2P" "$bin" eval \
