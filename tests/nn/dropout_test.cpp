@@ -57,6 +57,47 @@ TEST(CounterDropout, FastKernelEqualsItsTwinOnEveryTarget) {
   force_simd_target("");
 }
 
+// The fused residual pass: the same mask and x as dropout_forward, out = residual + x exactly, on
+// every SIMD target and for double; the module's forward_add too, also when inactive.
+TEST(CounterDropout, ForwardAddIsDropoutThenTheResidualSum) {
+  const int64_t n = 3 * 8192 + 37;
+  std::vector<float> residual(n);
+  for (int64_t i = 0; i < n; ++i) residual[i] = -3.0f + 0.001f * float(i % 4001);
+  for (const std::string& target : simd_targets()) {
+    force_simd_target(target);
+    std::vector<float> x(n), mask(n), out(n, -1.0f), x_ref(n), mask_ref(n);
+    for (int64_t i = 0; i < n; ++i) x[i] = x_ref[i] = 0.5f + float(i % 7);
+    dropout_forward_add<float>(0x0123456789ABCDEFull, 0.2, x.data(), mask.data(), residual.data(),
+                               out.data(), n);
+    dropout_forward_ref<float>(0x0123456789ABCDEFull, 0.2, x_ref.data(), mask_ref.data(), n);
+    EXPECT_EQ(x, x_ref) << target;
+    EXPECT_EQ(mask, mask_ref) << target;
+    int bad = 0;
+    for (int64_t i = 0; i < n; ++i) bad += out[i] != residual[i] + x_ref[i];
+    EXPECT_EQ(bad, 0) << target;
+  }
+  force_simd_target("");
+  std::vector<double> xd(999, 2.0), maskd(999), rd(999, 0.5), outd(999);
+  dropout_forward_add<double>(42, 0.5, xd.data(), maskd.data(), rd.data(), outd.data(), 999);
+  for (int i = 0; i < 999; ++i) EXPECT_EQ(outd[i], 0.5 + xd[i]);
+  for (bool training : {true, false}) {
+    Dropout<double> drop(0.3);
+    Rng rng(3);
+    std::vector<double> x(1001, 2.0), r(1001, 1.5), out(1001);
+    drop.forward_add(x.data(), r.data(), out.data(), 1001, &rng, training);
+    int dropped = 0;
+    for (int i = 0; i < 1001; ++i) {
+      EXPECT_DOUBLE_EQ(out[i], 1.5 + x[i]);
+      dropped += x[i] == 0.0;
+    }
+    if (training) {
+      EXPECT_GT(dropped, 200);  // p = 0.3 of 1,001
+    } else {
+      EXPECT_EQ(dropped, 0);
+    }
+  }
+}
+
 TEST(CounterDropout, BackwardAppliesTheSameMask) {
   Dropout<double> drop(0.3);
   Rng rng(3);

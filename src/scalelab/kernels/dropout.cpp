@@ -30,14 +30,17 @@ inline uint32_t draw(uint64_t key, uint32_t i) {
 }
 inline int32_t drop_below(double p) { return static_cast<int32_t>(std::llround(p * 0x1.0p31)); }
 
+// x_i *= m_i, mask_i = m_i, and with a residual: out_i = residual_i + x_i.
 template <class T>
-void run(uint64_t key, double p, T* x, T* mask, int64_t begin, int64_t end) {
+void run(uint64_t key, double p, T* x, T* mask, int64_t begin, int64_t end,
+         const T* residual = nullptr, T* out = nullptr) {
   const int32_t below = drop_below(p);
   const T keep = T(1) / T(1 - p);
   for (int64_t i = begin; i < end; ++i) {
     const auto u = static_cast<int32_t>(draw(key, static_cast<uint32_t>(i)) >> 1);
     mask[i] = u < below ? T(0) : keep;
     x[i] *= mask[i];
+    if (residual) out[i] = residual[i] + x[i];
   }
 }
 }  // namespace scalelab::dropout_scalar
@@ -57,8 +60,10 @@ HWY_INLINE V Mix(DU du, V x) {
   return hn::Xor(x, hn::ShiftRight<16>(x));
 }
 
-void DropoutRange(uint64_t key, double p, float* HWY_RESTRICT x, float* HWY_RESTRICT mask,
-                  int64_t begin, int64_t end) {
+template <bool kAddResidual>
+HWY_INLINE void DropoutLoop(uint64_t key, double p, float* HWY_RESTRICT x, float* HWY_RESTRICT mask,
+                            int64_t begin, int64_t end, const float* HWY_RESTRICT residual,
+                            float* HWY_RESTRICT out) {
   const hn::ScalableTag<float> df;
   const hn::RebindToUnsigned<decltype(df)> du;
   const hn::RebindToSigned<decltype(df)> di;
@@ -75,9 +80,22 @@ void DropoutRange(uint64_t key, double p, float* HWY_RESTRICT x, float* HWY_REST
     const auto dropped = hn::RebindMask(df, hn::Lt(hn::BitCast(di, hn::ShiftRight<1>(u)), below));
     const auto m = hn::IfThenZeroElse(dropped, keep);
     hn::StoreU(m, df, mask + i);
-    hn::StoreU(hn::Mul(hn::LoadU(df, x + i), m), df, x + i);
+    const auto y = hn::Mul(hn::LoadU(df, x + i), m);
+    hn::StoreU(y, df, x + i);
+    if constexpr (kAddResidual) hn::StoreU(hn::Add(hn::LoadU(df, residual + i), y), df, out + i);
   }
-  dropout_scalar::run(key, p, x, mask, i, end);
+  dropout_scalar::run(key, p, x, mask, i, end, residual, out);
+}
+
+void DropoutRange(uint64_t key, double p, float* HWY_RESTRICT x, float* HWY_RESTRICT mask,
+                  int64_t begin, int64_t end) {
+  DropoutLoop<false>(key, p, x, mask, begin, end, nullptr, nullptr);
+}
+
+void DropoutAddRange(uint64_t key, double p, float* HWY_RESTRICT x, float* HWY_RESTRICT mask,
+                     int64_t begin, int64_t end, const float* HWY_RESTRICT residual,
+                     float* HWY_RESTRICT out) {
+  DropoutLoop<true>(key, p, x, mask, begin, end, residual, out);
 }
 
 }  // namespace HWY_NAMESPACE
@@ -87,6 +105,7 @@ HWY_AFTER_NAMESPACE();
 #if HWY_ONCE
 namespace scalelab {
 HWY_EXPORT(DropoutRange);
+HWY_EXPORT(DropoutAddRange);
 
 template <class T>
 void dropout_forward(uint64_t key, double p, T* x, T* mask, int64_t n) {
@@ -103,6 +122,20 @@ void dropout_forward(uint64_t key, double p, T* x, T* mask, int64_t n) {
 }
 
 template <class T>
+void dropout_forward_add(uint64_t key, double p, T* x, T* mask, const T* residual, T* out, int64_t n) {
+  SL_CHECK(n < (int64_t(1) << 32), "dropout over ", n, " elements: at most 2^32 - 1 (a 32-bit counter)");
+  constexpr int64_t kChunk = 8192;
+  if constexpr (std::is_same_v<T, float>) apply_simd_environment();
+  parallel_for((n + kChunk - 1) / kChunk, [&](int64_t c) {
+    const int64_t begin = c * kChunk, end = std::min(n, begin + kChunk);
+    if constexpr (std::is_same_v<T, float>)
+      HWY_DYNAMIC_DISPATCH(DropoutAddRange)(key, p, x, mask, begin, end, residual, out);
+    else
+      dropout_scalar::run(key, p, x, mask, begin, end, residual, out);
+  });
+}
+
+template <class T>
 void dropout_forward_ref(uint64_t key, double p, T* x, T* mask, int64_t n) {
   SL_CHECK(n < (int64_t(1) << 32), "dropout over ", n, " elements: at most 2^32 - 1 (a 32-bit counter)");
   dropout_scalar::run(key, p, x, mask, 0, n);
@@ -112,5 +145,8 @@ template void dropout_forward<float>(uint64_t, double, float*, float*, int64_t);
 template void dropout_forward<double>(uint64_t, double, double*, double*, int64_t);
 template void dropout_forward_ref<float>(uint64_t, double, float*, float*, int64_t);
 template void dropout_forward_ref<double>(uint64_t, double, double*, double*, int64_t);
+template void dropout_forward_add<float>(uint64_t, double, float*, float*, const float*, float*, int64_t);
+template void dropout_forward_add<double>(uint64_t, double, double*, double*, const double*, double*,
+                                          int64_t);
 }  // namespace scalelab
 #endif  // HWY_ONCE

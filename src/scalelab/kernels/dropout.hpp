@@ -15,5 +15,9 @@ template <class T>
 void dropout_forward(uint64_t key, double p, T* x, T* mask, int64_t n);
 template <class T>
 void dropout_forward_ref(uint64_t key, double p, T* x, T* mask, int64_t n);
+// dropout_forward, then out_i = residual_i + x_i in the same pass (a residual block's
+// x + D(f(x)): one pass over the activations instead of two). out may not alias x or mask.
+template <class T>
+void dropout_forward_add(uint64_t key, double p, T* x, T* mask, const T* residual, T* out, int64_t n);
 
 }  // namespace scalelab

@@ -91,9 +91,8 @@ const Tensor<T>& Block<T>::forward(const BlockCall& call, const T* x) {
         round_tensor(r, s.f_in.data(), n, PrecisionOp::layernorm_normalize);
         run(s, s.f_in.data(), s.f_out.data());          // f(N(x))
         round_tensor(r, s.f_out.data(), n, PrecisionOp::gemm);
-        s.dropout.forward(s.f_out.data(), n, call.rng, call.training);
-        for (int64_t i = 0; i < n; ++i) s.out[i] = in[i] + s.f_out[i];  // x + D(f(N(x)))
-        round_tensor(r, s.out.data(), n, PrecisionOp::residual_add);
+        s.dropout.forward_add(s.f_out.data(), in, s.out.data(), n, call.rng, call.training);
+        round_tensor(r, s.out.data(), n, PrecisionOp::residual_add);  // x + D(f(N(x))), one pass
         break;
       case NormPlacement::sandwich:
         s.f_in.resize(shape);
@@ -104,17 +103,15 @@ const Tensor<T>& Block<T>::forward(const BlockCall& call, const T* x) {
         round_tensor(r, s.f_raw.data(), n, PrecisionOp::gemm);
         s.post_norm.forward(s.f_raw.data(), rows_, s.f_out.data());  // N'(f(N(x)))
         round_tensor(r, s.f_out.data(), n, PrecisionOp::layernorm_normalize);
-        s.dropout.forward(s.f_out.data(), n, call.rng, call.training);
-        for (int64_t i = 0; i < n; ++i) s.out[i] = in[i] + s.f_out[i];  // x + D(N'(f(N(x))))
-        round_tensor(r, s.out.data(), n, PrecisionOp::residual_add);
+        s.dropout.forward_add(s.f_out.data(), in, s.out.data(), n, call.rng, call.training);
+        round_tensor(r, s.out.data(), n, PrecisionOp::residual_add);  // x + D(N'(f(N(x))))
         break;
       case NormPlacement::post:
         s.sum.resize(shape);
         run(s, in, s.f_out.data());                     // f(x)
         round_tensor(r, s.f_out.data(), n, PrecisionOp::gemm);
-        s.dropout.forward(s.f_out.data(), n, call.rng, call.training);
-        for (int64_t i = 0; i < n; ++i) s.sum[i] = in[i] + s.f_out[i];  // x + D(f(x))
-        round_tensor(r, s.sum.data(), n, PrecisionOp::residual_add);
+        s.dropout.forward_add(s.f_out.data(), in, s.sum.data(), n, call.rng, call.training);
+        round_tensor(r, s.sum.data(), n, PrecisionOp::residual_add);  // x + D(f(x))
         s.norm.forward(s.sum.data(), rows_, s.out.data());              // N(x + D(f(x)))
         round_tensor(r, s.out.data(), n, PrecisionOp::layernorm_normalize);
         break;

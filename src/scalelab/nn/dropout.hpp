@@ -25,6 +25,17 @@ class Dropout {
     mask_.resize({n});
     dropout_forward<T>(rng->next_u64(), p_, x, mask_.data(), n);
   }
+  // forward on x[n], then out = residual + x, fused into one pass when dropout is active.
+  void forward_add(T* x, const T* residual, T* out, int64_t n, Rng* rng, bool training) {
+    active_ = training && p_ > 0;
+    if (!active_) {
+      for (int64_t i = 0; i < n; ++i) out[i] = residual[i] + x[i];
+      return;
+    }
+    SL_CHECK(rng != nullptr, "dropout while training needs a random generator");
+    mask_.resize({n});
+    dropout_forward_add<T>(rng->next_u64(), p_, x, mask_.data(), residual, out, n);
+  }
   // In place on dy[n]: dx = dy · m / (1 - p)  (from y = x · m / (1 - p)).
   void backward(T* dy, int64_t n) const {
     if (!active_) return;
