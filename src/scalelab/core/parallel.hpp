@@ -28,9 +28,10 @@ bool worth_a_parallel_region(int64_t n);
 
 // Runs body(i) for i in [0, n) across the OpenMP threads with a static schedule, so that the
 // split of work (and hence every floating-point result) depends only on n and the thread count.
-// Where only one thread could run it, the loop runs inline: a region of one thread still costs a
-// libgomp team set-up, which was 3 % of the small model's step on one thread (docs/performance.md).
-// The bodies are independent (each i writes its own outputs), so the results are the same.
+// Where only one thread could run it, the loop runs inline: a region of one thread still sets up
+// a libgomp team. (The 3 % "OpenMP" share of the small model's step was the flash kernel's
+// dynamic schedule, not this: docs/performance.md.) The bodies are independent (each i writes its
+// own outputs), so the results are the same.
 template <class Body>
 void parallel_for(int64_t n, Body&& body) {
   if (!worth_a_parallel_region(n)) {
