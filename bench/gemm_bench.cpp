@@ -1,6 +1,8 @@
 // GEMM throughput, f32 against MatmulPrecision::bf16 (operands rounded to bf16, f32 sums; oneDNN
 // with AMX or AVX512-BF16 where the processor has them), on the shapes of a G2P training step
-// (configs/g2p.toml: d_model 256, d_ff 1024, about 500-1000 token rows per batch). The bf16 figure
+// (configs/g2p.toml: d_model 256, d_ff 1024, about 500-1000 token rows per batch) and of
+// train_step_bench's standard configurations (2048 token rows: (a) and (b) d_model 256, d_ff 1024;
+// (c) d_model 512, d_ff 2048), whose fraction of the FMA peak these GEMMs bound. The bf16 figure
 // includes rounding the two f32 operands into bf16 buffers on every call, as training does.
 //
 //   forward   x[rows, in] · W[out, in]ᵀ     (NT)
@@ -11,6 +13,7 @@
 // (GFLOP/s is the `flops` counter; compare the two precisions of one shape in the same run.)
 #include <benchmark/benchmark.h>
 
+#include <tuple>
 #include <vector>
 
 #include "scalelab/core/parallel.hpp"
@@ -55,8 +58,11 @@ void shapes(benchmark::internal::Benchmark* b) {
   for (int64_t threads : {1, 2})
     for (int64_t precision : {0, 1})
       for (int64_t op : {0, 1, 2})
-        for (auto [in, out] : {std::pair<int64_t, int64_t>{256, 256}, {256, 1024}, {1024, 256}})
-          b->Args({threads, precision, op, 832, in, out});
+        for (auto [rows, in, out] : {std::tuple<int64_t, int64_t, int64_t>{832, 256, 256},
+                                     {832, 256, 1024}, {832, 1024, 256},  // G2P
+                                     {2048, 256, 256}, {2048, 256, 1024}, {2048, 1024, 256},  // (a), (b)
+                                     {2048, 512, 512}, {2048, 512, 2048}, {2048, 2048, 512}})  // (c)
+          b->Args({threads, precision, op, rows, in, out});
 }
 
 BENCHMARK(gemm_shape)

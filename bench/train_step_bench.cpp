@@ -15,6 +15,7 @@
 
 #include "scalelab/core/parallel.hpp"
 #include "scalelab/kernels/gemm.hpp"
+#include "scalelab/kernels/bf16_dot_peak.hpp"
 #include "scalelab/kernels/simd_dispatch.hpp"
 #include "scalelab/kernels/simd_fma_peak.hpp"
 #include "scalelab/model/flops.hpp"
@@ -58,6 +59,24 @@ void fma_peak(benchmark::State& state) {
   state.SetLabel(simd_target());
 }
 BENCHMARK(fma_peak)->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMillisecond);
+
+// The peak of AVX512-BF16's dot product (vdpbf16ps) at 1 and 2 threads: how far a bf16 GEMM without
+// AMX could ever run ahead of f32 on this processor (kernels/bf16_dot_peak.hpp).
+void bf16_dot_peak(benchmark::State& state) {
+  if (!bf16_dot_peak_available()) {
+    state.SkipWithError("no avx512bf16 (or SCALELAB_SIMD caps below AVX3)");
+    return;
+  }
+  const int threads = static_cast<int>(state.range(0));
+  double flops = 0;
+  for (auto _ : state) {
+#pragma omp parallel num_threads(threads) reduction(+ : flops)
+    flops += bf16_dot_peak_run(1'000'000).flops;
+  }
+  state.counters["flops"] = benchmark::Counter(flops, benchmark::Counter::kIsRate);
+  state.counters["threads"] = threads;
+}
+BENCHMARK(bf16_dot_peak)->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMillisecond);
 
 // Args: threads, matmul precision (0 f32, 1 bf16: train.matmul_precision, kernels/gemm.hpp).
 void train_step(benchmark::State& state, BenchShape shape) {
