@@ -141,6 +141,36 @@ TEST_P(KvCache, SelectedRowsContinueTheirParents) {
   }
 }
 
+// Dropping the last rows (rescoring drops finished candidates) leaves the others' next steps as
+// they were.
+TEST_P(KvCache, KeepingTheFirstRowsLeavesThemUnchanged) {
+  Transformer<float>& m = *model_;
+  const int64_t V = m.config().tgt_vocab;
+  const Batch src = sources();
+  ModelInput in{.batch = 3, .src_len = src.src_len, .tgt_len = 1,
+                .src = seq2seq() ? src.src.data() : nullptr,
+                .src_lengths = seq2seq() ? src.src_lengths.data() : nullptr};
+  DecoderCache<float> all, first_two;  // the same three steps into both
+  const int32_t steps[3][3] = {{kBosId, kBosId, kBosId}, {5, 8, 6}, {6, 9, 6}};
+  for (DecoderCache<float>* cache : {&all, &first_two}) {
+    m.start_decoding(in, *cache, 8);
+    for (const auto& tokens : steps) m.decode_step(*cache, tokens);
+  }
+  first_two.keep_first_rows(2);
+  EXPECT_EQ(first_two.rows, 2);
+  EXPECT_THROW(first_two.keep_first_rows(3), Error);  // rows cannot come back
+  const int32_t next[3] = {7, 4, 5};
+  const Tensor<float> ref = m.decode_step(all, next);  // copied: the model owns the logits
+  const Tensor<float>& got = m.decode_step(first_two, next);
+  ASSERT_EQ(got.dim(0), 2);
+  for (int64_t r = 0; r < 2; ++r)
+    for (int64_t v = 0; v < V; ++v)
+      EXPECT_NEAR(got[r * V + v], ref[r * V + v], GetParam().bf16 ? 1e-3 : kLogitTolerance)
+          << "row " << r << " token " << v;
+  first_two.keep_first_rows(0);
+  EXPECT_EQ(first_two.rows, 0);
+}
+
 TEST_P(KvCache, GreedyBeamAndSamplingEqualTheUncachedPath) {
   Transformer<float>& m = *model_;
   if (seq2seq()) {

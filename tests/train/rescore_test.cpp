@@ -72,6 +72,13 @@ class TwoOrders : public ::testing::Test {
   static std::vector<Example> sources(size_t n) {
     return {reverse_data_->valid.begin(), reverse_data_->valid.begin() + n};
   }
+  static Batch batch_of(const std::vector<Example>& src) {
+    std::vector<int64_t> idx(src.size());
+    for (size_t i = 0; i < src.size(); ++i) idx[i] = int64_t(i);
+    return make_batch(src, idx, BatchLayout::seq2seq);
+  }
+  // Beam 4 without length penalty: a finished hypothesis' score is its raw log-probability.
+  static constexpr BeamOptions kRawBeam{.beam = 4, .length_penalty = 0.0, .max_len = 10};
   static RunConfig *reverse_config_, *copy_config_;
   static TaskData *reverse_data_, *copy_data_;
   static Trainer *l2r_, *r2l_;
@@ -86,12 +93,8 @@ Trainer* TwoOrders::r2l_ = nullptr;
 TEST_F(TwoOrders, SequenceLogProbIsTheSearchsUnnormalisedScore) {
   Transformer<float>& model = l2r_->model();
   const std::vector<Example> src = sources(40);
-  std::vector<int64_t> idx(src.size());
-  for (size_t i = 0; i < src.size(); ++i) idx[i] = int64_t(i);
-  const Batch batch = make_batch(src, idx, BatchLayout::seq2seq);
-  // alpha = 0: a finished hypothesis' score is its raw log-probability.
-  const auto nbest = beam_search_nbest(Ensemble{&model}, batch, {.beam = 4, .length_penalty = 0.0,
-                                                                 .max_len = 10});
+  const Batch batch = batch_of(src);
+  const auto nbest = beam_search_nbest(Ensemble{&model}, batch, kRawBeam);
   ASSERT_EQ(nbest.size(), src.size());
   std::vector<Example> pairs;
   std::vector<double> searched;
@@ -114,8 +117,58 @@ TEST_F(TwoOrders, SequenceLogProbIsTheSearchsUnnormalisedScore) {
     EXPECT_LE(forced[p], 0.0);
   }
   // The best of the n-best list is beam_search's answer.
-  const auto best = beam_search(Ensemble{&model}, batch, {.beam = 4, .length_penalty = 0.0, .max_len = 10});
+  const auto best = beam_search(Ensemble{&model}, batch, kRawBeam);
   for (size_t i = 0; i < src.size(); ++i) EXPECT_EQ(best[i].tokens, nbest[i].front().tokens);
+}
+
+// The cached path (each source encoded once, its candidates as rows of the decoder's cache, the
+// finished rows dropped as it goes) gives the reference's log-probabilities, whatever the grouping.
+TEST_F(TwoOrders, CachedCandidateScoresEqualTheFullForward) {
+  Transformer<float>& model = l2r_->model();
+  const std::vector<Example> src = sources(40);
+  const auto nbest = beam_search_nbest(Ensemble{&model}, batch_of(src), kRawBeam);
+  std::vector<std::vector<int32_t>> sources_ids;
+  std::vector<std::vector<std::vector<int32_t>>> candidates(src.size());
+  std::vector<Example> pairs;
+  for (size_t i = 0; i < src.size(); ++i) {
+    sources_ids.push_back(src[i].src);
+    if (i % 7 == 3) continue;  // some sources with no candidate at all
+    for (const BeamResult& r : nbest[i]) candidates[i].push_back(r.tokens);
+    if (i % 5 == 0) candidates[i].push_back({});  // the empty output: only <eos> is scored
+    if (i % 6 == 1) candidates[i].push_back(reversed(candidates[i].front()));  // a poor one
+  }
+  for (size_t i = 0; i < src.size(); ++i)
+    for (const auto& y : candidates[i]) pairs.push_back({src[i].src, y});
+  const std::vector<double> reference = sequence_log_probs(model, pairs, 64);
+  for (int64_t max_rows : {int64_t{1}, int64_t{7}, int64_t{512}}) {
+    const auto cached = candidate_log_probs(model, sources_ids, candidates, max_rows);
+    ASSERT_EQ(cached.size(), src.size());
+    size_t at = 0;
+    for (size_t i = 0; i < src.size(); ++i) {
+      ASSERT_EQ(cached[i].size(), candidates[i].size()) << "source " << i;
+      for (size_t j = 0; j < candidates[i].size(); ++j, ++at)
+        EXPECT_NEAR(cached[i][j], reference[at], 1e-4 * (1 + std::abs(reference[at])))
+            << "max_rows " << max_rows << ", source " << i << ", candidate " << j;
+    }
+    EXPECT_EQ(at, pairs.size());
+  }
+}
+
+TEST_F(TwoOrders, CachedRescoringRefusesWhatItCannotScore) {
+  Transformer<float>& model = l2r_->model();
+  const int32_t s = kNumSpecialTokens;
+  EXPECT_THROW(candidate_log_probs(model, {{}}, {{{s}}}), Error);                 // empty source
+  EXPECT_THROW(candidate_log_probs(model, {{}}, {{}}), Error);                    // even unused
+  EXPECT_THROW(candidate_log_probs(model, {{s}}, {{{999}}}), Error);              // id outside
+  EXPECT_THROW(candidate_log_probs(model, {{999}}, {{{s}}}), Error);              // source id outside
+  EXPECT_THROW(candidate_log_probs(model, {{s}}, {}), Error);                     // lists mismatch
+  EXPECT_THROW(candidate_log_probs(model, {{s}}, {{{s}}}, 0), Error);             // max_rows 0
+  const int64_t max_len = model.config().max_len;
+  EXPECT_THROW(candidate_log_probs(model, {{s}}, {{std::vector<int32_t>(size_t(max_len), s)}}), Error);
+  const auto fits = candidate_log_probs(model, {{s}}, {{std::vector<int32_t>(size_t(max_len - 1), s)}});
+  ASSERT_EQ(fits.size(), 1u);
+  EXPECT_LT(fits[0][0], 0.0);
+  EXPECT_TRUE(candidate_log_probs(model, {}, {}).empty());
 }
 
 TEST_F(TwoOrders, ARightToLeftMemberAloneIsReadBackwards) {
@@ -142,9 +195,7 @@ TEST_F(TwoOrders, BothOrdersPickTheBestRescoredProposal) {
   Transformer<float>& l2r = l2r_->model();
   Transformer<float>& r2l = r2l_->model();
   const std::vector<Example> src = sources(40);
-  std::vector<int64_t> idx(src.size());
-  for (size_t i = 0; i < src.size(); ++i) idx[i] = int64_t(i);
-  const Batch batch = make_batch(src, idx, BatchLayout::seq2seq);
+  const Batch batch = batch_of(src);
   const double alpha = 0.6;
   const G2pDecodeOptions o{.beam = 3, .length_penalty = alpha};
   const std::vector<G2pMember> members{{&l2r, false}, {&r2l, true}};
@@ -167,7 +218,8 @@ TEST_F(TwoOrders, BothOrdersPickTheBestRescoredProposal) {
       return (a + b) / 2 / gnmt_length_penalty(int64_t(y.size()) + 1, alpha);
     };
     const double best = score(chosen[i]);
-    for (const auto& y : proposals) EXPECT_GE(best, score(y) - 1e-6) << "source " << i;
+    // The choice was made with the cached scores, equal to these up to float rounding.
+    for (const auto& y : proposals) EXPECT_GE(best, score(y) - 1e-4) << "source " << i;
     disagreements += from_l2r[i].front().tokens != reversed(from_r2l[i].front().tokens);
     right += chosen[i] == src[i].tgt;
   }

@@ -38,18 +38,37 @@ class Tensor {
   explicit Tensor(Shape shape) { resize(std::move(shape)); }
   Tensor(std::initializer_list<int64_t> shape) : Tensor(Shape(shape)) {}
 
-  Tensor(const Tensor& other) : Tensor(other.shape_) {
-    if (numel_) std::memcpy(data_.get(), other.data_.get(), bytes());
-  }
+  // Copies keep an empty tensor empty: a default one has shape [] and no element, which resize
+  // would read as a scalar (the product of no dimensions is 1) with nothing to copy from.
+  Tensor(const Tensor& other) { *this = other; }
   Tensor& operator=(const Tensor& other) {
+    if (this == &other) return *this;
+    if (other.numel_ == 0) {
+      shape_ = other.shape_;
+      numel_ = 0;
+      return *this;
+    }
+    resize(other.shape_);
+    std::memcpy(data_.get(), other.data_.get(), bytes());
+    return *this;
+  }
+  // A moved-from tensor is empty, like a default one (the defaulted moves left its element count
+  // behind with no data, so copying it read through a null pointer).
+  Tensor(Tensor&& other) noexcept
+      : data_(std::move(other.data_)), shape_(std::move(other.shape_)), numel_(other.numel_),
+        capacity_(other.capacity_) {
+    other.release();
+  }
+  Tensor& operator=(Tensor&& other) noexcept {
     if (this != &other) {
-      resize(other.shape_);
-      if (numel_) std::memcpy(data_.get(), other.data_.get(), bytes());
+      data_ = std::move(other.data_);
+      shape_ = std::move(other.shape_);
+      numel_ = other.numel_;
+      capacity_ = other.capacity_;
+      other.release();
     }
     return *this;
   }
-  Tensor(Tensor&&) noexcept = default;
-  Tensor& operator=(Tensor&&) noexcept = default;
 
   // Reshapes, reallocating only when the element count grows; contents are unspecified after a
   // reallocation (callers that need zeros call zero()).
@@ -103,6 +122,13 @@ class Tensor {
     void* p = std::aligned_alloc(64, bytes ? bytes : 64);
     if (!p) throw std::bad_alloc();
     return static_cast<T*>(p);
+  }
+
+  void release() noexcept {
+    data_.reset();
+    shape_.clear();
+    numel_ = 0;
+    capacity_ = 0;
   }
 
   std::unique_ptr<T[], Free> data_;

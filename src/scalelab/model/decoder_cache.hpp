@@ -20,6 +20,7 @@
 #pragma once
 #include <vector>
 
+#include "scalelab/core/error.hpp"
 #include "scalelab/nn/block.hpp"
 
 namespace scalelab {
@@ -46,6 +47,16 @@ struct DecoderCache {
     if (!source_of_row.empty()) source_of_row.swap(src);
     if (!source_lengths.empty()) source_lengths.swap(lengths);
     rows = static_cast<int64_t>(rows_from.size());
+  }
+
+  // Keeps rows [0, n) and drops the rest without copying (a row's cache leads the layout): for
+  // callers that order their rows so that finished ones come last (rescore.hpp).
+  void keep_first_rows(int64_t n) {
+    SL_CHECK(n >= 0 && n <= rows, "keep_first_rows: ", n, " of ", rows, " rows");
+    for (BlockCache<T>& l : layers) l.self.keep_first(n);
+    if (!source_of_row.empty()) source_of_row.resize(static_cast<size_t>(n));
+    if (!source_lengths.empty()) source_lengths.resize(static_cast<size_t>(n));
+    rows = n;
   }
 };
 

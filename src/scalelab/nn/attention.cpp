@@ -191,6 +191,15 @@ void KvCache<T>::gather(const std::vector<int64_t>& rows) {
 }
 
 template <class T>
+void KvCache<T>::keep_first(int64_t n) {
+  SL_CHECK(n >= 0 && n <= sequences, "KvCache::keep_first: ", n, " of ", sequences, " sequences");
+  const int64_t d = k.numel() / std::max<int64_t>(1, sequences * capacity);
+  k.resize({n, capacity, d});  // shrinking keeps the leading elements
+  v.resize({n, capacity, d});
+  sequences = n;
+}
+
+template <class T>
 void MultiHeadAttention<T>::project_memory(const T* memory, int64_t sequences, int64_t len,
                                            KvCache<T>& cache) {
   const int64_t d = opt_.d_model, H = opt_.n_heads, rows = sequences * len;

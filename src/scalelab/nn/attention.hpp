@@ -38,6 +38,8 @@ struct KvCache {
   void reset(int64_t sequences, int64_t capacity, int64_t d);
   // Sequence r becomes the old sequence rows[r] (positions [0, len)); rows.size() sequences after.
   void gather(const std::vector<int64_t>& rows);
+  // Keeps sequences [0, n) as they are (no copy: they lead the layout); n sequences after.
+  void keep_first(int64_t n);
 
  private:
   Tensor<T> spare_k_, spare_v_;  // the gather's destination, swapped in (no allocation per step)

@@ -70,7 +70,19 @@ std::vector<std::vector<int32_t>> decode_both_orders(const std::vector<G2pMember
   std::vector<std::vector<double>> total(sources.size());
   for (size_t i = 0; i < sources.size(); ++i) total[i].assign(proposals[i].size(), 0.0);
   for (const G2pMember& m : members) {
-    std::vector<Example> pairs;
+    if (o.use_cache) {  // each source encoded once, its proposals as rows of the cached decoder
+      std::vector<std::vector<int32_t>> src;
+      std::vector<std::vector<std::vector<int32_t>>> in_order(sources.size());
+      for (size_t i = 0; i < sources.size(); ++i) {
+        src.push_back(sources[i].src);
+        for (const auto& y : proposals[i]) in_order[i].push_back(m.right_to_left ? reversed(y) : y);
+      }
+      const auto logp = candidate_log_probs(*m.model, src, in_order);
+      for (size_t i = 0; i < sources.size(); ++i)
+        for (size_t j = 0; j < proposals[i].size(); ++j) total[i][j] += logp[i][j];
+      continue;
+    }
+    std::vector<Example> pairs;  // the reference: one full forward per pair
     for (size_t i = 0; i < sources.size(); ++i)
       for (const auto& y : proposals[i])
         pairs.push_back({sources[i].src, m.right_to_left ? reversed(y) : y});
