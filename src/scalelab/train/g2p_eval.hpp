@@ -33,7 +33,8 @@ struct G2pDecodeOptions {
   double length_penalty = 0.6;  // alpha (beam > 1 only)
   int64_t batch_size = 64;      // words decoded together
   int64_t max_extra_len = 10;   // output phones allowed beyond the word's letter count
-  bool use_cache = true;        // the cached decoder step (false: re-run the prefix, the reference)
+  bool use_cache = true;        // the cached decoder step, in the search and in the rescoring
+                                // (false: re-run the prefix / one full forward per proposal)
 };
 
 // The characters of `word` that the letter vocabulary does not hold (empty: all known).
