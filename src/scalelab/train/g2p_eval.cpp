@@ -69,14 +69,14 @@ std::vector<std::vector<int32_t>> decode_both_orders(const std::vector<G2pMember
   // S(y) = (1/M) sum_m log p_m(y_m | x) / lp(|y| + 1), one teacher-forced pass per member.
   std::vector<std::vector<double>> total(sources.size());
   for (size_t i = 0; i < sources.size(); ++i) total[i].assign(proposals[i].size(), 0.0);
+  std::vector<std::vector<int32_t>> src;  // the cached path's sources, shared by the members
+  if (o.use_cache)
+    for (const Example& e : sources) src.push_back(e.src);
   for (const G2pMember& m : members) {
     if (o.use_cache) {  // each source encoded once, its proposals as rows of the cached decoder
-      std::vector<std::vector<int32_t>> src;
       std::vector<std::vector<std::vector<int32_t>>> in_order(sources.size());
-      for (size_t i = 0; i < sources.size(); ++i) {
-        src.push_back(sources[i].src);
+      for (size_t i = 0; i < sources.size(); ++i)
         for (const auto& y : proposals[i]) in_order[i].push_back(m.right_to_left ? reversed(y) : y);
-      }
       const auto logp = candidate_log_probs(*m.model, src, in_order);
       for (size_t i = 0; i < sources.size(); ++i)
         for (size_t j = 0; j < proposals[i].size(); ++j) total[i][j] += logp[i][j];

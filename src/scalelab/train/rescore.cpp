@@ -17,10 +17,13 @@ double log_softmax_at(const float* z, int64_t V, int32_t y) {
   return double(z[y]) - m - std::log(s);
 }
 
-void check_ids(const ModelConfig& c, const std::vector<int32_t>& src, const std::vector<int32_t>& tgt) {
+void check_source(const ModelConfig& c, const std::vector<int32_t>& src) {
   SL_CHECK(!src.empty(), "rescoring: an empty source");
   for (int32_t id : src)
     SL_CHECK(id >= 0 && id < c.src_vocab, "rescoring: source id ", id, " outside [0, ", c.src_vocab, ")");
+}
+
+void check_target(const ModelConfig& c, const std::vector<int32_t>& tgt) {
   for (int32_t id : tgt)
     SL_CHECK(id >= 0 && id < c.tgt_vocab, "rescoring: target id ", id, " outside [0, ", c.tgt_vocab, ")");
 }
@@ -32,7 +35,10 @@ std::vector<double> sequence_log_probs(Transformer<float>& model, const std::vec
   const ModelConfig& c = model.config();
   SL_CHECK(c.arch == Architecture::encoder_decoder, "rescoring needs an encoder-decoder model");
   SL_CHECK(batch_size >= 1, "batch size = ", batch_size, ": must be >= 1");
-  for (const Example& e : pairs) check_ids(c, e.src, e.tgt);
+  for (const Example& e : pairs) {
+    check_source(c, e.src);
+    check_target(c, e.tgt);
+  }
   const int64_t V = c.tgt_vocab;
   std::vector<double> out;
   out.reserve(pairs.size());
@@ -68,9 +74,9 @@ std::vector<std::vector<double>> candidate_log_probs(
   SL_CHECK(sources.size() == candidates.size(), "rescoring: ", sources.size(), " sources but ",
            candidates.size(), " candidate lists");
   for (size_t i = 0; i < sources.size(); ++i) {
-    SL_CHECK(!sources[i].empty(), "rescoring: an empty source");
+    check_source(c, sources[i]);  // once per source, not once per candidate
     for (const auto& y : candidates[i]) {
-      check_ids(c, sources[i], y);
+      check_target(c, y);
       SL_CHECK(int64_t(y.size()) + 1 <= c.max_len, "rescoring: a candidate of ", y.size(),
                " ids leaves no room for <eos> within model.max_len = ", c.max_len);
     }
@@ -113,9 +119,9 @@ std::vector<std::vector<double>> candidate_log_probs(
       for (const Row& r : order) source_of_row.push_back(r.source);
       cache.select_rows(source_of_row);  // one row per candidate, on its source
       std::vector<int32_t> tokens;
+      int64_t live = rows;  // rows with t <= |y|: a prefix of the sorted rows, shrinking with t
       for (int64_t t = 0; t <= longest; ++t) {  // feed position t, score position t + 1
-        int64_t live = 0;  // rows with t <= |y|: a prefix of the sorted rows
-        while (live < rows && t <= int64_t(order[live].y->size())) ++live;
+        while (live > 0 && t > int64_t(order[live - 1].y->size())) --live;
         if (live < cache.rows) cache.keep_first_rows(live);
         tokens.resize(static_cast<size_t>(live));
         for (int64_t r = 0; r < live; ++r) {
