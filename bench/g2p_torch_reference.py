@@ -77,7 +77,8 @@ def sinusoidal(max_len, d):
 
 
 class G2pTransformer(nn.Module):
-    def __init__(self, n_letters, n_phones, d=256, heads=4, d_ff=1024, layers=3, max_len=48):
+    def __init__(self, n_letters, n_phones, d=256, heads=4, d_ff=1024, layers=3, max_len=48,
+                 qkv_init="fused"):
         super().__init__()
         self.d = d
         self.src_embed = nn.Embedding(n_letters, d)
@@ -93,7 +94,10 @@ class G2pTransformer(nn.Module):
         self.decoder = nn.TransformerDecoder(dec, layers, norm=nn.LayerNorm(d))
         for name, p in self.named_parameters():
             if p.dim() == 2 and "embed" not in name:
-                nn.init.xavier_uniform_(p)
+                nn.init.xavier_uniform_(p)  # in_proj_weight [3d, d]: PyTorch's own, 1/sqrt(2) of
+                if qkv_init == "separate" and "in_proj_weight" in name:  # q, k, v each [d, d]
+                    for block in p.data.chunk(3):
+                        nn.init.xavier_uniform_(block)  # as scalelab initialises them
             elif name.endswith("bias") and "norm" not in name:
                 nn.init.zeros_(p)
 
@@ -188,6 +192,9 @@ def main():
     ap.add_argument("--label-smoothing", type=float, default=0.1)
     ap.add_argument("--log-every", type=int, default=500)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--qkv-init", choices=["fused", "separate"], default="fused",
+                    help="Xavier bound of W_q, W_k, W_v: over the fused [3d, d] matrix (PyTorch's "
+                         "default) or over each [d, d] block (scalelab's)")
     args = ap.parse_args()
 
     torch.manual_seed(args.seed)
@@ -200,7 +207,7 @@ def main():
     print(f"train words {len(train_words)} examples {len(train)}; valid words {len(valid_words)}",
           flush=True)
 
-    model = G2pTransformer(len(letters.itos), len(phones.itos))
+    model = G2pTransformer(len(letters.itos), len(phones.itos), qkv_init=args.qkv_init)
     n_params = sum(p.numel() for p in model.parameters())
     opt = torch.optim.Adam(model.parameters(), lr=args.lr, betas=(0.9, 0.98), eps=1e-9)
 

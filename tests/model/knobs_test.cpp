@@ -175,6 +175,43 @@ TEST(ZeroInit, MupStartsQueryAndReadoutAtZero) {
   for (double z : logits) EXPECT_EQ(z, 0.0);  // zero readout: uniform predictions at init
 }
 
+TEST(QkvInitGain, ScalesExactlyTheQueryKeyAndValueWeights) {
+  ModelConfig m = tiny();
+  Transformer<double> plain(m);
+  m.qkv_init_gain = 0.5;  // a power of two: the scaled values are exact
+  Transformer<double> scaled(m);
+  const auto a = plain.parameters(), b = scaled.parameters();
+  ASSERT_EQ(a.size(), b.size());
+  int scaled_tensors = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    const std::string& name = a[i]->name;
+    const bool qkv = name.find("attn.q.weight") != std::string::npos ||
+                     name.find("attn.k.weight") != std::string::npos ||
+                     name.find("attn.v.weight") != std::string::npos;
+    scaled_tensors += qkv;
+    for (int64_t j = 0; j < a[i]->value.numel(); ++j)
+      ASSERT_EQ(b[i]->value[j], (qkv ? 0.5 : 1.0) * a[i]->value[j]) << name << " [" << j << "]";
+  }
+  EXPECT_EQ(scaled_tensors, 3 * (2 + 2 + 2));  // encoder self, decoder self and cross, 2 layers each
+}
+
+TEST(QkvInitGain, ConfigRefusesNonPositiveGainsAndRoundTrips) {
+  for (double bad : {0.0, -1.0}) {
+    Json model = {{"attention", {{"qkv_init_gain", bad}}}};
+    try {
+      parse_model_config(ConfigSection(&model, "model"));
+      FAIL() << bad;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("qkv_init_gain"), std::string::npos) << e.what();
+    }
+  }
+  Json model = {{"attention", {{"qkv_init_gain", 0.7071}}}};
+  const ModelConfig c = parse_model_config(ConfigSection(&model, "model"));
+  EXPECT_EQ(c.qkv_init_gain, 0.7071);
+  Json back = model_config_to_json(c);
+  EXPECT_EQ(parse_model_config(ConfigSection(&back, "model")).qkv_init_gain, 0.7071);
+}
+
 // The presets' initial statistics match their sources within Monte-Carlo tolerance.
 struct PresetStat {
   const char* preset;

@@ -149,6 +149,9 @@ void parse_attention(ConfigSection s, ModelConfig& c) {
   a.learned_temperature = s.get_bool("learned_temperature", false);
   c.attention_fold_into_init = s.get_bool("fold_into_init", false);
   c.zero_init_query = s.get_bool("zero_init_query", false);
+  c.qkv_init_gain = s.get_double("qkv_init_gain", 1.0);
+  if (!(c.qkv_init_gain > 0 && std::isfinite(c.qkv_init_gain)))
+    s.fail("qkv_init_gain", "must be a finite number > 0 (PyTorch's nn.MultiheadAttention: 0.7071)");
   a.qk_norm = parse_enum(s, "qk_norm", QkNorm::none, kQkNorms);
   a.qk_norm_learned = s.get_bool("qk_norm_learned", true);
   a.softcap = s.get_double("softcap", 0.0);
@@ -264,6 +267,7 @@ Json model_config_to_json(const ModelConfig& c) {
                           {"learned_temperature", a.learned_temperature},
                           {"fold_into_init", c.attention_fold_into_init},
                           {"zero_init_query", c.zero_init_query},
+                          {"qkv_init_gain", c.qkv_init_gain},
                           {"qk_norm", name_of(a.qk_norm, kQkNorms)},
                           {"qk_norm_learned", a.qk_norm_learned},
                           {"softcap", a.softcap},

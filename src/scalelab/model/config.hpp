@@ -72,6 +72,9 @@ struct ModelConfig {
   AttentionKnobs attention;          // scale, where, temperature, QK-norm, soft-cap, kernel
   bool attention_fold_into_init = false;  // T5: run-time scale 1, W_q's init multiplied by it
   bool zero_init_query = false;           // muP: W_q starts at zero
+  // W_q, W_k, W_v start at this multiple of their linear_init values. 1/sqrt(2) is PyTorch's
+  // nn.MultiheadAttention: Xavier over the fused [3d, d] in_proj_weight, not over each [d, d].
+  double qkv_init_gain = 1.0;
   uint64_t seed = 1;  // initialisation
 
   LayerOptions layer_options() const;

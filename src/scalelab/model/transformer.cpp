@@ -98,6 +98,11 @@ bool is_query_projection(const std::string& name) {
   return ends_with(name, "attn.q.weight") || ends_with(name, "attn.q.bias");
 }
 
+bool is_qkv_weight(const std::string& name) {
+  return ends_with(name, "attn.q.weight") || ends_with(name, "attn.k.weight") ||
+         ends_with(name, "attn.v.weight");
+}
+
 }  // namespace
 
 // Each parameter draws from its own stream split off the seed in parameter order, so adding a
@@ -138,6 +143,8 @@ void Transformer<T>::initialize() {
         case LinearInit::normal_fan_in: fill_normal(w, rng, 1.0 / std::sqrt(fan_in)); break;
         case LinearInit::normal_std: fill_normal(w, rng, c.linear_init_std); break;
       }
+      if (c.qkv_init_gain != 1.0 && is_qkv_weight(name))
+        for (T& v : w) v *= static_cast<T>(c.qkv_init_gain);
       // T5: the attention scale is folded into W_q's initialisation, none applied at run time.
       if (c.attention_fold_into_init && is_query_projection(name)) {
         const T folded = static_cast<T>(c.attention.scale.resolve(c.head_dim()));
