@@ -94,10 +94,12 @@ class G2pTransformer(nn.Module):
         self.decoder = nn.TransformerDecoder(dec, layers, norm=nn.LayerNorm(d))
         for name, p in self.named_parameters():
             if p.dim() == 2 and "embed" not in name:
-                nn.init.xavier_uniform_(p)  # in_proj_weight [3d, d]: PyTorch's own, 1/sqrt(2) of
-                if qkv_init == "separate" and "in_proj_weight" in name:  # q, k, v each [d, d]
+                # in_proj_weight is W_q, W_k, W_v stacked [3d, d]: Xavier over the whole gives each
+                # 1/sqrt(2) of the bound it gets alone (scalelab's default; --qkv-init separate)
+                nn.init.xavier_uniform_(p)
+                if qkv_init == "separate" and "in_proj_weight" in name:
                     for block in p.data.chunk(3):
-                        nn.init.xavier_uniform_(block)  # as scalelab initialises them
+                        nn.init.xavier_uniform_(block)
             elif name.endswith("bias") and "norm" not in name:
                 nn.init.zeros_(p)
 
