@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <map>
 
 #include "scalelab/kernels/rope.hpp"
 #include "scalelab/model/presets.hpp"
@@ -210,6 +211,71 @@ TEST(QkvInitGain, ConfigRefusesNonPositiveGainsAndRoundTrips) {
   EXPECT_EQ(c.qkv_init_gain, 0.7071);
   Json back = model_config_to_json(c);
   EXPECT_EQ(parse_model_config(ConfigSection(&back, "model")).qkv_init_gain, 0.7071);
+}
+
+// Every parameter carries the role its module gave it; the test reads the expected role off the
+// checkpoint name (docs/checkpoint.md), which the library itself never parses.
+ParamRole role_from_name(const std::string& name) {
+  const auto ends = [&](const std::string& suffix) {
+    return name.size() >= suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
+  };
+  if (ends("attn.q.weight")) return ParamRole::query_weight;
+  if (ends("attn.k.weight")) return ParamRole::key_weight;
+  if (ends("attn.v.weight")) return ParamRole::value_weight;
+  if (name == "decoder.out.weight") return ParamRole::readout_weight;
+  if (ends(".embed.weight")) return ParamRole::embedding_table;
+  if (ends(".embed.scale")) return ParamRole::embedding_scale;
+  if (ends(".pos_embed.weight")) return ParamRole::learned_positions;
+  if (ends(".rel_bias.weight")) return ParamRole::relative_bias;
+  if (ends(".temperature")) return ParamRole::attention_temperature;
+  if (name.find("norm") != std::string::npos) return ends(".weight") ? ParamRole::norm_gain : ParamRole::norm_bias;
+  return ends(".bias") ? ParamRole::bias : ParamRole::weight;
+}
+
+TEST(ParameterRoles, EveryParameterHasTheRoleOfItsModule) {
+  for (PositionEncoding positions : {PositionEncoding::learned, PositionEncoding::t5_bias}) {
+    ModelConfig m = tiny();
+    m.positions = positions;
+    m.tie_output = false;
+    m.embedding.learned = true;
+    m.embedding.layernorm = true;
+    m.attention.learned_temperature = true;
+    m.attention.qk_norm = QkNorm::layer;
+    Transformer<double> model(m);
+    std::map<ParamRole, int> count;
+    for (const Parameter<double>* p : model.parameters()) {
+      EXPECT_EQ(p->role, role_from_name(p->name)) << p->name;
+      EXPECT_EQ(p->decay, takes_weight_decay(p->role)) << p->name;
+      ++count[p->role];
+    }
+    // 2 encoder layers (self) + 2 decoder layers (self + cross): 6 attentions.
+    for (ParamRole r : {ParamRole::query_weight, ParamRole::key_weight, ParamRole::value_weight,
+                        ParamRole::attention_temperature})
+      EXPECT_EQ(count[r], 6);
+    EXPECT_EQ(count[ParamRole::readout_weight], 1);
+    EXPECT_EQ(count[ParamRole::embedding_table], 2);
+    EXPECT_EQ(count[ParamRole::embedding_scale], 2);
+    EXPECT_EQ(count[positions == PositionEncoding::learned ? ParamRole::learned_positions
+                                                            : ParamRole::relative_bias], 2);
+    EXPECT_GT(count[ParamRole::norm_gain], 0);
+    EXPECT_GT(count[ParamRole::bias], 0);
+  }
+}
+
+TEST(ParameterRoles, InitialValuesFollowTheRoleNotTheName) {
+  // Renaming every parameter after construction must not change what initialize() draws.
+  ModelConfig m = tiny();
+  m.qkv_init_gain = 0.5;
+  m.tie_output = false;
+  m.zero_init_output = true;
+  Transformer<double> named(m), renamed(m);
+  const auto a = named.parameters(), b = renamed.parameters();
+  for (size_t i = 0; i < b.size(); ++i) b[i]->name = "p" + std::to_string(i);
+  renamed.initialize();
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i)
+    for (int64_t j = 0; j < a[i]->value.numel(); ++j)
+      ASSERT_EQ(b[i]->value[j], a[i]->value[j]) << a[i]->name << " [" << j << "]";
 }
 
 // The presets' initial statistics match their sources within Monte-Carlo tolerance.

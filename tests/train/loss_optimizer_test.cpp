@@ -99,7 +99,7 @@ TEST(AdamW, DecaysDecoupledFromTheGradient) {
   Optimizer<double> opt({&p}, {.kind = OptimizerKind::adamw, .weight_decay = 0.1});
   opt.step(0.5);
   EXPECT_NEAR(p.value[0], 2.0 - 0.5 * 0.1 * 2.0, 1e-12);  // no gradient: decay only
-  Parameter<double> bias("b", {1}, /*weight_decay=*/false);
+  Parameter<double> bias("b", {1}, ParamRole::bias);
   bias.value[0] = 2.0;
   Optimizer<double> opt2({&bias}, {.kind = OptimizerKind::adamw, .weight_decay = 0.1});
   opt2.step(0.5);

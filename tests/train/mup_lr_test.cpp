@@ -18,25 +18,25 @@ OptimizerOptions mup(int64_t base, int64_t width) {
 
 TEST(MupLearningRates, OffGivesOneEverywhere) {
   const OptimizerOptions off;
-  EXPECT_EQ(parameter_lr_multiplier(off, "encoder.layers.0.self_attn.q.weight", 2), 1.0);
-  EXPECT_EQ(parameter_lr_multiplier(off, "decoder.embed.weight", 2), 1.0);
+  EXPECT_EQ(parameter_lr_multiplier(off, ParamRole::query_weight), 1.0);
+  EXPECT_EQ(parameter_lr_multiplier(off, ParamRole::embedding_table), 1.0);
 }
 
 TEST(MupLearningRates, MatricesScaleByBaseOverWidthTablesAndVectorsDoNot) {
   const OptimizerOptions o = mup(32, 128);
-  EXPECT_DOUBLE_EQ(parameter_lr_multiplier(o, "encoder.layers.0.self_attn.q.weight", 2), 0.25);
-  EXPECT_DOUBLE_EQ(parameter_lr_multiplier(o, "decoder.layers.1.ffn.w2.weight", 2), 0.25);
-  EXPECT_DOUBLE_EQ(parameter_lr_multiplier(o, "decoder.out.weight", 2), 0.25);  // the readout
-  EXPECT_EQ(parameter_lr_multiplier(o, "encoder.embed.weight", 2), 1.0);        // input table
-  EXPECT_EQ(parameter_lr_multiplier(o, "decoder.pos_embed.weight", 2), 1.0);
-  EXPECT_EQ(parameter_lr_multiplier(o, "encoder.rel_bias.weight", 2), 1.0);
-  EXPECT_EQ(parameter_lr_multiplier(o, "encoder.layers.0.self_attn.q.bias", 1), 1.0);  // vectors
-  EXPECT_EQ(parameter_lr_multiplier(o, "encoder.layers.0.norm1.weight", 1), 1.0);
+  for (ParamRole matrix : {ParamRole::weight, ParamRole::query_weight, ParamRole::key_weight,
+                           ParamRole::value_weight, ParamRole::readout_weight})
+    EXPECT_DOUBLE_EQ(parameter_lr_multiplier(o, matrix), 0.25);
+  for (ParamRole other : {ParamRole::embedding_table, ParamRole::learned_positions,  // input tables
+                          ParamRole::relative_bias, ParamRole::bias, ParamRole::norm_gain,
+                          ParamRole::norm_bias, ParamRole::embedding_scale,
+                          ParamRole::attention_temperature})
+    EXPECT_EQ(parameter_lr_multiplier(o, other), 1.0);
 }
 
 TEST(MupLearningRates, TheOptimizerAppliesTheMultiplierToTheStep) {
   // Adam's first step moves every entry by lr · sign(g) (bias-corrected m / sqrt(v) = ±1).
-  Parameter<float> matrix("encoder.layers.0.ffn.w1.weight", {2, 2}), bias("encoder.layers.0.ffn.w1.bias", {2});
+  Parameter<float> matrix("encoder.layers.0.ffn.w1.weight", {2, 2}), bias("encoder.layers.0.ffn.w1.bias", {2}, ParamRole::bias);
   for (float& g : matrix.grad) g = 1.0f;
   for (float& g : bias.grad) g = 1.0f;
   OptimizerOptions o = mup(16, 64);

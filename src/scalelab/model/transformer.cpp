@@ -20,7 +20,7 @@ Transformer<T>::Transformer(const ModelConfig& config)
     build_stack(encoder_, "encoder", config.src_vocab, config.encoder_layers, false, true);
   }
   build_stack(decoder_, "decoder", config.tgt_vocab, config.decoder_layers, encoder_decoder_, false);
-  if (!config.tie_output) out_weight_ = Parameter<T>("decoder.out.weight", {config.tgt_vocab, config.d_model});
+  if (!config.tie_output) out_weight_ = Parameter<T>("decoder.out.weight", {config.tgt_vocab, config.d_model}, ParamRole::readout_weight);
   initialize();
 }
 
@@ -31,9 +31,9 @@ void Transformer<T>::build_stack(Stack& s, const std::string& name, int64_t voca
   const LayerOptions opt = c.layer_options();
   s.embed = Embedding<T>(name + ".embed", vocab, c.d_model, c.embedding.scale_value, c.embedding.learned);
   if (c.positions == PositionEncoding::learned)
-    s.positions = Parameter<T>(name + ".pos_embed.weight", {c.max_len, c.d_model});
+    s.positions = Parameter<T>(name + ".pos_embed.weight", {c.max_len, c.d_model}, ParamRole::learned_positions);
   if (c.positions == PositionEncoding::t5_bias) {
-    s.relative_bias = Parameter<T>(name + ".rel_bias.weight", {c.t5_buckets, c.n_heads}, false);
+    s.relative_bias = Parameter<T>(name + ".rel_bias.weight", {c.t5_buckets, c.n_heads}, ParamRole::relative_bias);
     s.bias_shape = {c.t5_buckets, c.t5_max_distance, bidirectional};
   }
   if (c.embedding.layernorm)
@@ -91,22 +91,10 @@ void fill_normal(Tensor<T>& t, Rng& rng, double stddev) {
   for (T& v : t) v = static_cast<T>(rng.normal(0.0, stddev));
 }
 
-bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-bool is_query_projection(const std::string& name) {
-  return ends_with(name, "attn.q.weight") || ends_with(name, "attn.q.bias");
-}
-
-bool is_qkv_weight(const std::string& name) {
-  return ends_with(name, "attn.q.weight") || ends_with(name, "attn.k.weight") ||
-         ends_with(name, "attn.v.weight");
-}
-
 }  // namespace
 
 // Each parameter draws from its own stream split off the seed in parameter order, so adding a
-// parameter at the end never changes the others.
+// parameter at the end never changes the others. The initial value follows the parameter's role.
 template <class T>
 void Transformer<T>::initialize() {
   const ModelConfig& c = config_;
@@ -115,47 +103,52 @@ void Transformer<T>::initialize() {
   for (Parameter<T>* p : parameters()) {
     Rng rng = root.split();
     Tensor<T>& w = p->value;
-    const std::string& name = p->name;
-    if (ends_with(name, ".embed.weight")) {
-      const double vocab = static_cast<double>(w.dim(0));
-      switch (c.embedding.init) {
-        case EmbeddingInit::normal: fill_normal(w, rng, 1.0); break;
-        case EmbeddingInit::normal_inv_d: fill_normal(w, rng, 1.0 / std::sqrt(d)); break;
-        case EmbeddingInit::xavier_uniform: fill_uniform(w, rng, std::sqrt(6.0 / (vocab + d))); break;
-        case EmbeddingInit::uniform_sqrt3_d: fill_uniform(w, rng, std::sqrt(3.0 / d)); break;
-        case EmbeddingInit::normal_std: fill_normal(w, rng, c.embedding.init_std); break;
+    switch (p->role) {
+      case ParamRole::embedding_table: {
+        const double vocab = static_cast<double>(w.dim(0));
+        switch (c.embedding.init) {
+          case EmbeddingInit::normal: fill_normal(w, rng, 1.0); break;
+          case EmbeddingInit::normal_inv_d: fill_normal(w, rng, 1.0 / std::sqrt(d)); break;
+          case EmbeddingInit::xavier_uniform: fill_uniform(w, rng, std::sqrt(6.0 / (vocab + d))); break;
+          case EmbeddingInit::uniform_sqrt3_d: fill_uniform(w, rng, std::sqrt(3.0 / d)); break;
+          case EmbeddingInit::normal_std: fill_normal(w, rng, c.embedding.init_std); break;
+        }
+        break;
       }
-    } else if (ends_with(name, ".embed.scale")) {
-      w[0] = static_cast<T>(c.embedding.scale_value);
-    } else if (ends_with(name, ".pos_embed.weight")) {
-      fill_normal(w, rng, c.learned_positions_std);
-    } else if (ends_with(name, ".rel_bias.weight")) {
-      fill_normal(w, rng, 1.0 / std::sqrt(d));  // HF T5: factor · d_model^-0.5
-    } else if (ends_with(name, ".temperature")) {
-      w.fill(static_cast<T>(c.attention.scale.resolve(c.head_dim())));
-    } else if (name.find("norm") != std::string::npos) {
-      w.fill(ends_with(name, ".weight") ? T(1) : T(0));
-    } else if (w.rank() == 2) {  // a linear map [out, in]
-      const double fan_out = static_cast<double>(w.dim(0)), fan_in = static_cast<double>(w.dim(1));
-      switch (c.linear_init) {
-        case LinearInit::xavier_uniform: fill_uniform(w, rng, std::sqrt(6.0 / (fan_in + fan_out))); break;
-        case LinearInit::torch_default: fill_uniform(w, rng, 1.0 / std::sqrt(fan_in)); break;
-        case LinearInit::normal_fan_in: fill_normal(w, rng, 1.0 / std::sqrt(fan_in)); break;
-        case LinearInit::normal_std: fill_normal(w, rng, c.linear_init_std); break;
+      case ParamRole::embedding_scale: w[0] = static_cast<T>(c.embedding.scale_value); break;
+      case ParamRole::learned_positions: fill_normal(w, rng, c.learned_positions_std); break;
+      case ParamRole::relative_bias: fill_normal(w, rng, 1.0 / std::sqrt(d)); break;  // HF T5: factor · d_model^-0.5
+      case ParamRole::attention_temperature: w.fill(static_cast<T>(c.attention.scale.resolve(c.head_dim()))); break;
+      case ParamRole::norm_gain: w.fill(T(1)); break;
+      case ParamRole::norm_bias:
+      case ParamRole::bias: w.zero(); break;
+      case ParamRole::weight:
+      case ParamRole::query_weight:
+      case ParamRole::key_weight:
+      case ParamRole::value_weight:
+      case ParamRole::readout_weight: {  // a linear map [out, in]
+        const double fan_out = static_cast<double>(w.dim(0)), fan_in = static_cast<double>(w.dim(1));
+        switch (c.linear_init) {
+          case LinearInit::xavier_uniform: fill_uniform(w, rng, std::sqrt(6.0 / (fan_in + fan_out))); break;
+          case LinearInit::torch_default: fill_uniform(w, rng, 1.0 / std::sqrt(fan_in)); break;
+          case LinearInit::normal_fan_in: fill_normal(w, rng, 1.0 / std::sqrt(fan_in)); break;
+          case LinearInit::normal_std: fill_normal(w, rng, c.linear_init_std); break;
+        }
+        const bool query = p->role == ParamRole::query_weight;
+        if (c.qkv_init_gain != 1.0 && (query || p->role == ParamRole::key_weight ||
+                                       p->role == ParamRole::value_weight))
+          for (T& v : w) v *= static_cast<T>(c.qkv_init_gain);
+        // T5: the attention scale is folded into W_q's initialisation, none applied at run time.
+        if (c.attention_fold_into_init && query) {
+          const T folded = static_cast<T>(c.attention.scale.resolve(c.head_dim()));
+          for (T& v : w) v *= folded;
+        }
+        // muP: zero query projection and readout (its bias, if any, starts at zero anyway).
+        if ((c.zero_init_query && query) ||
+            (c.zero_init_output && p->role == ParamRole::readout_weight))
+          w.zero();
+        break;
       }
-      if (c.qkv_init_gain != 1.0 && is_qkv_weight(name))
-        for (T& v : w) v *= static_cast<T>(c.qkv_init_gain);
-      // T5: the attention scale is folded into W_q's initialisation, none applied at run time.
-      if (c.attention_fold_into_init && is_query_projection(name)) {
-        const T folded = static_cast<T>(c.attention.scale.resolve(c.head_dim()));
-        for (T& v : w) v *= folded;
-      }
-    } else {  // biases
-      w.zero();
-    }
-    if ((c.zero_init_query && is_query_projection(name)) ||
-        (c.zero_init_output && name == "decoder.out.weight")) {
-      w.zero();  // muP: zero query projection and readout
     }
   }
 }

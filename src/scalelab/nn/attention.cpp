@@ -32,9 +32,12 @@ MultiHeadAttention<T>::MultiHeadAttention(const std::string& name, const LayerOp
                                           bool self_attention)
     : opt_(options),
       knobs_(options.attention),
-      q_(name + ".q", options.d_model, options.d_model, options.attention.bias),
-      k_(name + ".k", options.d_model, options.d_model, options.attention.bias),
-      v_(name + ".v", options.d_model, options.d_model, options.attention.bias),
+      q_(name + ".q", options.d_model, options.d_model, options.attention.bias,
+         ParamRole::query_weight),
+      k_(name + ".k", options.d_model, options.d_model, options.attention.bias,
+         ParamRole::key_weight),
+      v_(name + ".v", options.d_model, options.d_model, options.attention.bias,
+         ParamRole::value_weight),
       o_(name + ".o", options.d_model, options.d_model, options.attention.bias) {
   // Positions act within a sequence: rotary and ALiBi apply to self-attention only.
   if (!self_attention) knobs_.rope = knobs_.alibi = false;
@@ -45,7 +48,7 @@ MultiHeadAttention<T>::MultiHeadAttention(const std::string& name, const LayerOp
     k_norm_ = Norm<T>(name + ".k_norm", dk, kind, options.norm_eps, knobs_.qk_norm_learned);
   }
   if (knobs_.learned_temperature) {
-    temperature_ = Parameter<T>(name + ".temperature", {options.n_heads}, /*weight_decay=*/false);
+    temperature_ = Parameter<T>(name + ".temperature", {options.n_heads}, ParamRole::attention_temperature);
     temperature_.value.fill(static_cast<T>(knobs_.scale.resolve(dk)));
   }
   if (knobs_.alibi) {

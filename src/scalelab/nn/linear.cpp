@@ -39,12 +39,13 @@ void add_column_sums(const T* __restrict dy, int64_t rows, int64_t cols, T* __re
 }  // namespace
 
 template <class T>
-Linear<T>::Linear(const std::string& name, int64_t in_features, int64_t out_features, bool bias)
+Linear<T>::Linear(const std::string& name, int64_t in_features, int64_t out_features, bool bias,
+                  ParamRole weight_role)
     : in_(in_features),
       out_(out_features),
       has_bias_(bias),
-      weight_(name + ".weight", {out_features, in_features}) {
-  if (bias) bias_ = Parameter<T>(name + ".bias", {out_features}, /*weight_decay=*/false);
+      weight_(name + ".weight", {out_features, in_features}, weight_role) {
+  if (bias) bias_ = Parameter<T>(name + ".bias", {out_features}, ParamRole::bias);
 }
 
 template <class T>

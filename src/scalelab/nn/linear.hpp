@@ -9,7 +9,8 @@ template <class T>
 class Linear {
  public:
   Linear() = default;
-  Linear(const std::string& name, int64_t in_features, int64_t out_features, bool bias = true);
+  Linear(const std::string& name, int64_t in_features, int64_t out_features, bool bias = true,
+         ParamRole weight_role = ParamRole::weight);
 
   // x: [rows, in] (kept by pointer until backward), y: [rows, out].
   void forward(const T* x, int64_t rows, T* y);

@@ -10,8 +10,8 @@ Norm<T>::Norm(const std::string& name, int64_t dim, NormKind kind, double eps, b
       kind_(kind),
       eps_(eps),
       learned_(learned),
-      weight_(name + ".weight", {dim}, /*weight_decay=*/false),
-      bias_(name + ".bias", {kind == NormKind::layer ? dim : 0}, /*weight_decay=*/false) {
+      weight_(name + ".weight", {dim}, ParamRole::norm_gain),
+      bias_(name + ".bias", {kind == NormKind::layer ? dim : 0}, ParamRole::norm_bias) {
   weight_.value.fill(T(1));
 }
 

@@ -74,14 +74,11 @@ double clip_grad_norm(const ParameterRefs<T>& params, double max_norm) {
   return norm;
 }
 
-double parameter_lr_multiplier(const OptimizerOptions& options, const std::string& name,
-                               int64_t rank) {
+double parameter_lr_multiplier(const OptimizerOptions& options, ParamRole role) {
   if (options.mup_base_width <= 0) return 1.0;
   SL_CHECK(options.mup_width > 0, "muP learning rates need the model width (mup_width = ",
            options.mup_width, ")");
-  const bool input_table = name.find("embed") != std::string::npos ||
-                           name.find("rel_bias") != std::string::npos;
-  if (rank != 2 || input_table) return 1.0;
+  if (!is_linear_map(role)) return 1.0;
   return double(options.mup_base_width) / double(options.mup_width);
 }
 
@@ -89,8 +86,7 @@ template <class T>
 Optimizer<T>::Optimizer(ParameterRefs<T> params, const OptimizerOptions& options)
     : params_(std::move(params)), opt_(options) {
   for (const Parameter<T>* p : params_) {
-    lr_multiplier_.push_back(parameter_lr_multiplier(
-        opt_, p->name, static_cast<int64_t>(p->value.shape().size())));
+    lr_multiplier_.push_back(parameter_lr_multiplier(opt_, p->role));
     m_.emplace_back(p->value.shape());
     v_.emplace_back(p->value.shape());
     m_.back().zero();

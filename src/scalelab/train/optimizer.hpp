@@ -28,9 +28,9 @@ struct OptimizerOptions {
 };
 
 // The learning-rate multiplier of one parameter under the options above (1 when muP is off).
-// A "matrix" is a 2-D weight that is not an input table (embed, pos_embed, rel_bias).
-double parameter_lr_multiplier(const OptimizerOptions& options, const std::string& name,
-                               int64_t rank);
+// A "matrix" is a linear map's weight (is_linear_map: hidden maps and the untied readout); input
+// tables (embedding, positions, relative bias), biases, norm gains and scalars are not.
+double parameter_lr_multiplier(const OptimizerOptions& options, ParamRole role);
 
 struct ScheduleOptions {
   ScheduleKind kind = ScheduleKind::noam;
