@@ -43,11 +43,10 @@ struct Parameter {
   Tensor<T> value;
   Tensor<T> grad;
   ParamRole role = ParamRole::weight;
-  bool decay = true;  // takes_weight_decay(role)
 
   Parameter() = default;
   Parameter(std::string n, Shape shape, ParamRole r = ParamRole::weight)
-      : name(std::move(n)), value(shape), grad(shape), role(r), decay(takes_weight_decay(r)) {
+      : name(std::move(n)), value(shape), grad(shape), role(r) {
     value.zero();
     grad.zero();
   }

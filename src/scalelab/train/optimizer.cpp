@@ -124,7 +124,7 @@ void Optimizer<T>::step(double lr) {
     lr = base_lr * lr_multiplier_[i];
     T* w = p.value.data();
     const T* grad = p.grad.data();
-    const double wd = p.decay ? opt_.weight_decay : 0.0;
+    const double wd = takes_weight_decay(p.role) ? opt_.weight_decay : 0.0;
     const int64_t n = p.value.numel();
     if (opt_.kind == OptimizerKind::sgd) {
       for (int64_t j = 0; j < n; ++j) w[j] -= static_cast<T>(lr * (grad[j] + wd * w[j]));
