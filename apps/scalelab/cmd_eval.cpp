@@ -1,4 +1,5 @@
-// scalelab eval: score a checkpoint on a held-out split of its own task.
+// scalelab eval: score a checkpoint on a split of its own task: a held-out one (valid, test), or
+// the training data itself (train: how well the model fits what it learned from).
 //   cmudict:   WER and PER over the split's words (greedy or beam search), and the loss; several
 //              checkpoints of one task and split decode as an ensemble (train/g2p_eval.hpp; their
 //              phone orders may differ: L2R and R2L members rescore each other's proposals)
@@ -23,15 +24,27 @@ struct EvalArgs {
   std::string split = "test";
   int64_t beam = 5;
   double length_penalty = 0.6;
+  int64_t every = 1;
   int64_t limit = 0;
   int64_t batch_size = 64;
   bool no_cache = false;
 };
 
+// Every `every`-th item (0, every, 2 every, ...), then the first `limit` of those (0: all).
 template <class T>
-std::vector<T> first(const std::vector<T>& items, int64_t limit) {
-  if (limit <= 0 || limit >= static_cast<int64_t>(items.size())) return items;
-  return {items.begin(), items.begin() + limit};
+std::vector<T> pick(const std::vector<T>& items, int64_t every, int64_t limit) {
+  std::vector<T> out;
+  for (size_t i = 0; i < items.size(); i += static_cast<size_t>(every)) {
+    if (limit > 0 && static_cast<int64_t>(out.size()) == limit) break;
+    out.push_back(items[i]);
+  }
+  return out;
+}
+
+template <class T>
+const std::vector<T>& of_split(const std::string& split, const std::vector<T>& train,
+                               const std::vector<T>& valid, const std::vector<T>& test) {
+  return split == "train" ? train : split == "valid" ? valid : test;
 }
 
 // The data section of a run, without the phone order (members of both orders may be ensembled).
@@ -62,15 +75,15 @@ std::vector<LoadedRun> load_members(const EvalArgs& a, const LoadedRun& first) {
 void run_eval(const EvalArgs& a) {
   LoadedRun run = load_run(a.checkpoints.at(0));
   const std::vector<LoadedRun> others = load_members(a, run);
-  const bool test = a.split == "test";
   const TaskData& d = run.data;
   const std::string head = "scalelab eval: " + task_label(run.config.data) + ", " + a.split +
                            " split, checkpoint step " + std::to_string(run.step) + "\n";
   std::cout << head << std::fixed;
-  const auto examples = first(test ? d.test : d.valid, a.limit);
+  const auto examples = pick(of_split(a.split, d.train, d.valid, d.test), a.every, a.limit);
   switch (run.config.data.kind()) {
     case TaskKind::cmudict: {
-      const auto words = first(test ? d.test_words : d.valid_words, a.limit);
+      const auto words =
+          pick(of_split(a.split, d.train_words, d.valid_words, d.test_words), a.every, a.limit);
       std::vector<const LoadedRun*> runs{&run};
       for (const LoadedRun& o : others) runs.push_back(&o);
       std::vector<G2pMember> models;
@@ -125,7 +138,7 @@ void run_eval(const EvalArgs& a) {
 void add_eval(CLI::App& app) {
   auto a = std::make_shared<EvalArgs>();
   CLI::App* cmd = app.add_subcommand(
-      "eval", "Score a checkpoint on a held-out split: WER/PER (cmudict), bits per character "
+      "eval", "Score a checkpoint on a split of its task: WER/PER (cmudict), bits per character "
               "(kjv), loss and exact match (synthetic tasks)");
   cmd->add_option("--checkpoint,-C", a->checkpoints,
                   "checkpoint written by scalelab train; G2P: give it again (-C a -C b ...) to "
@@ -135,8 +148,15 @@ void add_eval(CLI::App& app) {
       ->required()
       ->take_all()
       ->check(CLI::ExistingFile);
-  cmd->add_option("--split", a->split, "held-out split to score")
-      ->check(CLI::IsMember({"valid", "test"}))
+  cmd->add_option("--split", a->split,
+                  "split to score: test or valid (held out), or train (the words or windows the "
+                  "model learned from: a train score close to the test one means underfitting)")
+      ->check(CLI::IsMember({"train", "valid", "test"}))
+      ->capture_default_str();
+  cmd->add_option("--every", a->every,
+                  "score every N-th word / window / example of the split (a spread sample, e.g. "
+                  "of the 101,471 training words), before --limit")
+      ->check(CLI::Range(int64_t{1}, int64_t{1000000}))
       ->capture_default_str();
   cmd->add_option("--beam", a->beam, "G2P: beam size (1 = greedy decoding)")
       ->check(CLI::Range(int64_t{1}, int64_t{64}))
@@ -145,7 +165,7 @@ void add_eval(CLI::App& app) {
                   "G2P: alpha of the GNMT length penalty ((5+n)/6)^alpha (0 = none)")
       ->check(finite_range(0.0, 10.0))
       ->capture_default_str();
-  cmd->add_option("--limit", a->limit, "score only the first N words / windows / examples (0 = all)")
+  cmd->add_option("--limit", a->limit, "score only the first N words / windows / examples (after --every; 0 = all)")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   cmd->add_option("--batch-size", a->batch_size, "examples per forward pass")

@@ -45,7 +45,14 @@ tiny_model='--set model.d_model=32 --set model.n_heads=2 --set model.d_ff=64
   || fail "train copy"
 out=$("$bin" eval -C "$tmp/copy/checkpoint.safetensors" --split valid 2>&1)
 if printf '%s' "$out" | grep -q "exact match"; then ok "eval copy"; else fail "eval copy: $out"; fi
-expect_failure "unknown split" "split" "$bin" eval -C "$tmp/copy/checkpoint.safetensors" --split train
+# The training data, as a spread sample: every 10th of the 200 training examples.
+out=$("$bin" eval -C "$tmp/copy/checkpoint.safetensors" --split train --every 10 2>&1)
+if printf '%s' "$out" | grep -q "^examples 20$" && printf '%s' "$out" | grep -q "train split"; then
+  ok "eval copy train split"; else fail "eval copy train split: $out"; fi
+out=$("$bin" eval -C "$tmp/copy/checkpoint.safetensors" --split train --every 10 --limit 3 2>&1)
+if printf '%s' "$out" | grep -q "^examples 3$"; then ok "eval --every then --limit"; else fail "eval --every --limit: $out"; fi
+expect_failure "unknown split" "split" "$bin" eval -C "$tmp/copy/checkpoint.safetensors" --split dev
+expect_failure "every 0" "every" "$bin" eval -C "$tmp/copy/checkpoint.safetensors" --every 0
 expect_error "g2p on a copy checkpoint" "not a G2P" "$bin" g2p -C "$tmp/copy/checkpoint.safetensors" cat
 expect_error "sample on a copy checkpoint" "not a language model" \
   "$bin" sample -C "$tmp/copy/checkpoint.safetensors"
@@ -65,6 +72,9 @@ if [ -f /usr/share/pocketsphinx/model/en-us/cmudict-en-us.dict ]; then
   out=$("$bin" eval -C "$ck" --split valid --beam 1 2>&1)
   if printf '%s' "$out" | grep -q "^WER .* %" && printf '%s' "$out" | grep -q "^PER .* %" \
      && printf '%s' "$out" | grep -q "^words 20$"; then ok "eval g2p greedy"; else fail "eval g2p: $out"; fi
+  out=$("$bin" eval -C "$ck" --split train --every 10 --beam 1 2>&1)
+  if printf '%s' "$out" | grep -q "^WER .* %" && printf '%s' "$out" | grep -q "^words 10$"; then
+    ok "eval g2p train words"; else fail "eval g2p train words: $out"; fi
   out=$("$bin" eval -C "$ck" --beam 3 --length-penalty 1.0 --limit 5 2>&1)
   if printf '%s' "$out" | grep -q "beam 3"; then ok "eval g2p beam"; else fail "eval g2p beam: $out"; fi
   out=$("$bin" g2p -C "$ck" cat Dog 2>&1)

@@ -9,19 +9,13 @@
 
 #include <gtest/gtest.h>
 
-#include "scalelab/core/rng.hpp"
 #include "support/finite_difference.hpp"
+#include "support/numerics.hpp"
 
 namespace scalelab {
 namespace {
 
-template <class T>
-std::vector<T> normals(int64_t n, uint64_t seed, double stddev = 1.0) {
-  Rng rng(seed);
-  std::vector<T> v(n);
-  for (auto& x : v) x = static_cast<T>(rng.normal(0.0, stddev));
-  return v;
-}
+using testing::normals;
 
 const char* name(Activation a) { return a == Activation::relu ? "relu" : "gelu"; }
 

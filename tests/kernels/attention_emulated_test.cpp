@@ -10,9 +10,12 @@
 
 #include "scalelab/core/rng.hpp"
 #include "scalelab/kernels/attention_emulated.hpp"
+#include "support/numerics.hpp"
 
 namespace scalelab {
 namespace {
+
+using testing::rel_error;
 
 // Tolerances on max|o - exact| / max|exact| against the f64 reference, per format (f32
 // accumulation). f16 keeps 11 bits (unit roundoff 2^-11 = 4.9e-4), bf16 8 bits (3.9e-3); the
@@ -46,15 +49,6 @@ std::string sci(double x) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.3g", x);
   return buf;
-}
-
-double rel_error(const std::vector<float>& a, const std::vector<double>& ref) {
-  double err = 0, mag = 0;
-  for (size_t i = 0; i < a.size(); ++i) {
-    err = std::max(err, std::abs(a[i] - ref[i]));
-    mag = std::max(mag, std::abs(ref[i]));
-  }
-  return err / mag;
 }
 
 // The exact result in double (attention_naive_forward<double>) on the format-rounded inputs.

@@ -18,9 +18,12 @@
 #include "scalelab/core/rng.hpp"
 #include "scalelab/kernels/attention_flash.hpp"
 #include "scalelab/kernels/simd_dispatch.hpp"
+#include "support/numerics.hpp"
 
 namespace scalelab {
 namespace {
+
+using testing::rel_error;
 
 // Tolerance on max|a - b| / max|b| per tensor, per dtype.
 template <class T>
@@ -41,14 +44,6 @@ const char* mode_name(Mode m) {
   return names[static_cast<int>(m)];
 }
 
-double rel_error(const std::vector<double>& a, const std::vector<double>& ref) {
-  double err = 0, mag = 0;
-  for (size_t i = 0; i < a.size(); ++i) {
-    err = std::max(err, std::abs(a[i] - ref[i]));
-    mag = std::max(mag, std::abs(ref[i]));
-  }
-  return mag > 0 ? err / mag : err;
-}
 template <class T>
 std::vector<double> as_double(const std::vector<T>& x) {
   return std::vector<double>(x.begin(), x.end());

@@ -10,19 +10,13 @@
 
 #include <gtest/gtest.h>
 
-#include "scalelab/core/rng.hpp"
 #include "support/finite_difference.hpp"
+#include "support/numerics.hpp"
 
 namespace scalelab {
 namespace {
 
-template <class T>
-std::vector<T> normals(int64_t n, uint64_t seed, double mean = 0.0, double stddev = 1.0) {
-  Rng rng(seed);
-  std::vector<T> v(n);
-  for (auto& x : v) x = static_cast<T>(rng.normal(mean, stddev));
-  return v;
-}
+using testing::normals;
 
 // Test-local LayerNorm in long double from the header's formulas; returns y, dx, dgamma, dbeta.
 struct Oracle {
@@ -90,9 +84,9 @@ TEST_P(LayerNormFastVsRef, MatchesRefAndOracle) {
   const auto c = GetParam();
   const NormShape s{c.rows, c.cols, 1e-5};
   const int64_t n = c.rows * c.cols;
-  const auto x = normals<float>(n, 10 + n, c.x_mean, 1.0);
-  const auto gamma = normals<float>(c.cols, 20 + n, 1.0, 0.3);
-  const auto beta = normals<float>(c.cols, 30 + n, 0.0, 0.3);
+  const auto x = normals<float>(n, 10 + n, 1.0, c.x_mean);
+  const auto gamma = normals<float>(c.cols, 20 + n, 0.3, 1.0);
+  const auto beta = normals<float>(c.cols, 30 + n, 0.3);
   const auto dy = normals<float>(n, 40 + n);
   const float nan = std::numeric_limits<float>::quiet_NaN();
   std::vector<float> y(n, nan), y_ref(n, nan), mean(c.rows, nan), mean_ref(c.rows, nan),
@@ -157,7 +151,7 @@ INSTANTIATE_TEST_SUITE_P(Grid, LayerNormFastVsRef,
 TEST(LayerNormPrecision, LargeMeanRowsBackwardAsAccurateAsForward) {
   const NormShape s{8, 64, 1e-5};
   const int64_t n = s.rows * s.cols;
-  const auto x = normals<float>(n, 5, 1000.0, 1.0);  // ulp(1000) = 6e-5 relative to std 1
+  const auto x = normals<float>(n, 5, 1.0, 1000.0);  // ulp(1000) = 6e-5 relative to std 1
   const std::vector<float> gamma(s.cols, 1.f), beta(s.cols, 0.f);
   const auto dy = normals<float>(n, 6);
   std::vector<float> y(n), mean(s.rows), rstd(s.rows), dx(n), dgamma(s.cols, 0.f),
@@ -179,7 +173,7 @@ TEST(LayerNormPrecision, LargeMeanRowsBackwardAsAccurateAsForward) {
 
 TEST(LayerNormKnown, UnitGammaZeroBetaGivesMeanZeroVarianceOne) {
   const NormShape s{4, 50, 1e-5};
-  const auto x = normals<double>(s.rows * s.cols, 3, 5.0, 3.0);
+  const auto x = normals<double>(s.rows * s.cols, 3, 3.0, 5.0);
   const std::vector<double> gamma(s.cols, 1.0), beta(s.cols, 0.0);
   std::vector<double> y(x.size()), mean(s.rows), rstd(s.rows);
   layernorm_forward(s, x.data(), gamma.data(), beta.data(), y.data(), mean.data(), rstd.data());
@@ -231,7 +225,7 @@ TEST(LayerNormKnown, BackwardAccumulatesParamGradsAndOverwritesDx) {
     const NormShape s{40, 6, 1e-5};  // more rows than threads, so partial buffers are used
     const int64_t n = s.rows * s.cols;
     const auto x = normals<double>(n, 1);
-    const auto gamma = normals<double>(s.cols, 2, 1.0, 0.2);
+    const auto gamma = normals<double>(s.cols, 2, 0.2, 1.0);
     const auto beta = normals<double>(s.cols, 3);
     const auto dy = normals<double>(n, 4);
     std::vector<double> y(n), mean(s.rows), rstd(s.rows);
@@ -272,8 +266,8 @@ TEST_P(LayerNormFd, BackwardMatchesCentralDifferencesForXGammaBeta) {
   const auto c = GetParam();
   const NormShape s{c.rows, c.cols, c.eps};
   const int64_t n = c.rows * c.cols;
-  auto x = normals<double>(n, 100 + n, 0.5, 1.5);
-  auto gamma = normals<double>(c.cols, 200 + n, 1.0, 0.5);
+  auto x = normals<double>(n, 100 + n, 1.5, 0.5);
+  auto gamma = normals<double>(c.cols, 200 + n, 0.5, 1.0);
   auto beta = normals<double>(c.cols, 300 + n);
   const auto w = normals<double>(n, 400 + n);
   std::vector<double> y(n), mean(c.rows), rstd(c.rows);

@@ -10,21 +10,15 @@
 
 #include <gtest/gtest.h>
 
-#include "scalelab/core/rng.hpp"
 #include "support/finite_difference.hpp"
+#include "support/numerics.hpp"
 
 namespace scalelab {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-template <class T>
-std::vector<T> normals(int64_t n, uint64_t seed, double stddev = 1.0) {
-  Rng rng(seed);
-  std::vector<T> v(n);
-  for (auto& x : v) x = static_cast<T>(rng.normal(0.0, stddev));
-  return v;
-}
+using testing::normals;
 
 // Test-local definition of softmax in long double, written from the header's formula.
 std::vector<double> softmax_oracle(const std::vector<double>& x, int64_t rows, int64_t cols) {

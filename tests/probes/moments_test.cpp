@@ -6,11 +6,13 @@
 #include <vector>
 
 #include "scalelab/core/error.hpp"
-#include "scalelab/core/rng.hpp"
 #include "scalelab/probes/moments.hpp"
+#include "support/numerics.hpp"
 
 namespace scalelab::probes {
 namespace {
+
+using testing::normals;
 
 struct TwoPass {
   long double mean = 0, var = 0;
@@ -24,16 +26,9 @@ TwoPass two_pass(const std::vector<double>& x) {
   return r;
 }
 
-std::vector<double> sample(uint64_t seed, int n, double mean, double sd) {
-  Rng rng(seed);
-  std::vector<double> x(n);
-  for (double& v : x) v = rng.normal(mean, sd);
-  return x;
-}
-
 TEST(RunningMoments, WelfordMatchesTwoPassEvenWithALargeOffset) {
   // A large mean with a small spread is where the naive sum-of-squares formula fails.
-  const std::vector<double> x = sample(1, 10000, 1e6, 0.5);
+  const std::vector<double> x = normals<double>(10000, 1, 0.5, 1e6);
   RunningMoments m;
   for (double v : x) m.add(v);
   const TwoPass t = two_pass(x);
@@ -44,7 +39,8 @@ TEST(RunningMoments, WelfordMatchesTwoPassEvenWithALargeOffset) {
 }
 
 TEST(RunningMoments, MergeEqualsTwoPassOverTheConcatenation) {
-  const std::vector<double> a = sample(2, 1000, 3.0, 2.0), b = sample(3, 37, -5.0, 0.1);
+  const std::vector<double> a = normals<double>(1000, 2, 2.0, 3.0),
+                            b = normals<double>(37, 3, 0.1, -5.0);
   RunningMoments ma, mb, mall;
   for (double v : a) ma.add(v);
   for (double v : b) mb.add(v);
@@ -70,7 +66,7 @@ TEST(RunningMoments, MergeEqualsTwoPassOverTheConcatenation) {
 }
 
 TEST(RunningMoments, BlockAddEqualsElementwiseAdd) {
-  const std::vector<double> x = sample(4, 513, 0.25, 3.0);
+  const std::vector<double> x = normals<double>(513, 4, 3.0, 0.25);
   std::vector<float> xf(x.begin(), x.end());
   RunningMoments one, block;
   for (float v : xf) one.add(v);
