@@ -79,7 +79,10 @@ void run_eval(const EvalArgs& a) {
   const std::string head = "scalelab eval: " + task_label(run.config.data) + ", " + a.split +
                            " split, checkpoint step " + std::to_string(run.step) + "\n";
   std::cout << head << std::fixed;
-  const auto examples = pick(of_split(a.split, d.train, d.valid, d.test), a.every, a.limit);
+  // The examples of the split (kjv, synthetic; G2P scores its words instead).
+  const auto examples = [&] {
+    return pick(of_split(a.split, d.train, d.valid, d.test), a.every, a.limit);
+  };
   switch (run.config.data.kind()) {
     case TaskKind::cmudict: {
       const auto words =
@@ -116,15 +119,16 @@ void run_eval(const EvalArgs& a) {
       break;
     }
     case TaskKind::kjv: {
-      const EvalResult r = evaluate(*run.model, d, examples, a.batch_size, 0);
+      const EvalResult r = evaluate(*run.model, d, examples(), a.batch_size, 0);
       std::cout << std::setprecision(4) << "characters " << r.tokens << "\nbpc "
                 << r.nll / std::log(2.0) << "\nloss " << r.nll << " nats/char\n";
       break;
     }
     case TaskKind::synthetic: {
-      const EvalResult r = evaluate(*run.model, d, examples, a.batch_size,
-                                    static_cast<int64_t>(examples.size()));
-      std::cout << std::setprecision(4) << "examples " << examples.size() << "\nloss " << r.nll
+      const std::vector<Example> scored = examples();
+      const EvalResult r = evaluate(*run.model, d, scored, a.batch_size,
+                                    static_cast<int64_t>(scored.size()));
+      std::cout << std::setprecision(4) << "examples " << scored.size() << "\nloss " << r.nll
                 << " nats/token\ntoken accuracy " << r.token_accuracy;
       if (r.exact_match >= 0) std::cout << "\nexact match " << r.exact_match << " (greedy)";
       std::cout << "\n";
@@ -165,7 +169,8 @@ void add_eval(CLI::App& app) {
                   "G2P: alpha of the GNMT length penalty ((5+n)/6)^alpha (0 = none)")
       ->check(finite_range(0.0, 10.0))
       ->capture_default_str();
-  cmd->add_option("--limit", a->limit, "score only the first N words / windows / examples (after --every; 0 = all)")
+  cmd->add_option("--limit", a->limit,
+                  "score only the first N words / windows / examples (after --every; 0 = all)")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   cmd->add_option("--batch-size", a->batch_size, "examples per forward pass")

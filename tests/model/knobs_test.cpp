@@ -237,9 +237,9 @@ TEST(ParameterRoles, EveryParameterHasTheRoleOfItsModule) {
     std::map<ParamRole, int> count;
     for (const Parameter<double>* p : model.parameters()) {
       EXPECT_EQ(p->role, role_from_name(p->name)) << p->name;
-      EXPECT_EQ(takes_weight_decay(p->role), is_linear_map(p->role) || p->role == ParamRole::embedding_table ||
-                                                 p->role == ParamRole::learned_positions)
-          << p->name;
+      const bool decays = is_linear_map(p->role) || p->role == ParamRole::embedding_table ||
+                          p->role == ParamRole::learned_positions;
+      EXPECT_EQ(takes_weight_decay(p->role), decays) << p->name;
       ++count[p->role];
     }
     // 2 encoder layers (self) + 2 decoder layers (self + cross): 6 attentions.
