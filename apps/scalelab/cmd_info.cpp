@@ -30,7 +30,8 @@ void add_info(CLI::App& app) {
                       ? "operands rounded to bf16, f32 GEMM (AVX512-BF16 without AMX: oneDNN's "
                         "bf16 matmul is slower than its f32 one here, docs/performance.md)"
                       : "emulated (operands rounded, f32 GEMM: no speed-up)")
-              << "\n";
+              << "; \"auto\" runs "
+              << matmul_precision_name(auto_matmul_precision(bf16_matmul_uses_hardware())) << " here\n";
     std::cout << "threads: " << num_threads() << " (OpenMP; set OMP_NUM_THREADS or train.threads)\n";
     std::cout << "mpi: " << mpi_library_version()
               << (built_with_mpi() ? " (mpirun -np N scalelab train / check: docs/scaling.md)" : "")

@@ -160,11 +160,18 @@ TEST(GemmBf16Edge, ScopedSettingRestoresAndParses) {
   EXPECT_EQ(parse_matmul_precision("bf16"), MatmulPrecision::bf16);
   EXPECT_EQ(parse_matmul_precision("f32"), MatmulPrecision::f32);
   EXPECT_STREQ(matmul_precision_name(MatmulPrecision::bf16), "bf16");
+  // "auto": bf16 only where its GEMM runs in hardware, both sides of the rule; parsing resolves it
+  // with this processor's answer.
+  EXPECT_EQ(auto_matmul_precision(true), MatmulPrecision::bf16);
+  EXPECT_EQ(auto_matmul_precision(false), MatmulPrecision::f32);
+  EXPECT_EQ(parse_matmul_precision("auto"),
+            bf16_matmul_uses_hardware() ? MatmulPrecision::bf16 : MatmulPrecision::f32);
   try {
     parse_matmul_precision("tf32");
     ADD_FAILURE() << "tf32 accepted";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("\"tf32\""), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("\"auto\""), std::string::npos) << e.what();
   }
 }
 

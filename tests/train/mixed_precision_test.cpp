@@ -240,6 +240,11 @@ TEST(MixedPrecision, ConfigRejectsBadValues) {
   tree["train"]["loss_scale_window"] = 100;
   tree["train"]["matmul_precision"] = "tf32";
   EXPECT_THROW(parse_run_config(tree), Error);
+  tree["train"]["matmul_precision"] = "auto";  // resolved once, here, to what runs
+  EXPECT_EQ(parse_run_config(tree).train.precision.matmul,
+            auto_matmul_precision(bf16_matmul_uses_hardware()));
+  EXPECT_EQ(run_config_to_json(parse_run_config(tree))["train"]["matmul_precision"],
+            matmul_precision_name(auto_matmul_precision(bf16_matmul_uses_hardware())));
   tree["train"]["matmul_precision"] = "bf16";
   const RunConfig c = parse_run_config(tree);
   EXPECT_EQ(c.train.precision.matmul, MatmulPrecision::bf16);

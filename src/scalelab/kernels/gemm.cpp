@@ -360,7 +360,12 @@ const char* matmul_precision_name(MatmulPrecision precision) {
 MatmulPrecision parse_matmul_precision(const std::string& name) {
   if (name == "f32") return MatmulPrecision::f32;
   if (name == "bf16") return MatmulPrecision::bf16;
-  throw_error("matmul precision \"", name, "\" is not allowed: use \"f32\" or \"bf16\"");
+  if (name == "auto") return auto_matmul_precision(bf16_matmul_uses_hardware());
+  throw_error("matmul precision \"", name, "\" is not allowed: use \"f32\", \"bf16\" or \"auto\"");
+}
+
+MatmulPrecision auto_matmul_precision(bool bf16_gemm_in_hardware) {
+  return bf16_gemm_in_hardware ? MatmulPrecision::bf16 : MatmulPrecision::f32;
 }
 
 MatmulPrecision matmul_precision() { return g_matmul_precision.load(std::memory_order_relaxed); }

@@ -7,9 +7,9 @@
 // Matmul precision (PyTorch's torch.set_float32_matmul_precision, "medium" = bf16): with
 // MatmulPrecision::bf16 a float GEMM rounds both operands to bfloat16 (round-to-nearest-even),
 // multiplies them exactly and sums in f32; C, alpha and beta stay f32. Where the processor has
-// AMX or AVX512-BF16 oneDNN runs that in hardware, 2-2.5x faster than f32 here (docs/performance.md);
-// elsewhere the operands are rounded into f32 buffers and the f32 GEMM runs: the same numbers
-// (up to summation order), no speed-up. The twin is gemm_ref on operands rounded by
+// AMX oneDNN runs that in hardware, 2-2.5x faster than f32 here (docs/performance.md); elsewhere
+// the operands are rounded into f32 buffers and the f32 GEMM runs: the same numbers (up to
+// summation order), a little slower than f32 (the rounding). The twin is gemm_ref on operands rounded by
 // f32_to_bf16_bits. double GEMMs ignore the setting (they are the finite-difference checks).
 #pragma once
 #include <cstdint>
@@ -54,8 +54,13 @@ void gemm_ref(const GemmShape& shape, const T* a, const T* b, T* c, T alpha = T(
 
 enum class MatmulPrecision { f32, bf16 };
 const char* matmul_precision_name(MatmulPrecision precision);
-// "f32" | "bf16"; throws Error naming the value otherwise.
+// "f32" | "bf16" | "auto"; throws Error naming the value otherwise. "auto" resolves here, once, to
+// what this processor runs fastest: auto_matmul_precision(bf16_matmul_uses_hardware()).
 MatmulPrecision parse_matmul_precision(const std::string& name);
+// The rule behind "auto": bf16 where its GEMM runs in hardware (AMX: 2-2.5x the f32 GEMM), f32
+// elsewhere, where bf16 would only round the operands before the f32 GEMM (the rounding costs
+// 1/1.18 of the training speed on the G2P model, docs/performance.md) and change the numbers.
+MatmulPrecision auto_matmul_precision(bool bf16_gemm_in_hardware);
 
 // The process-wide setting read by gemm<float> (default f32). Set it for a scope, e.g. a training
 // run, with ScopedMatmulPrecision; it is not meant to change while GEMMs run on other threads.

@@ -110,7 +110,8 @@ void parse_train(ConfigSection s, TrainConfig& c, int64_t d_model) {
   if (!(p.scaler.initial_scale >= p.scaler.min_scale && p.scaler.initial_scale <= p.scaler.max_scale))
     s.fail("loss_scale_init", "must be in [2^-14, 2^24]");
   if (p.scaler.growth_interval < 1) s.fail("loss_scale_window", "must be >= 1");
-  p.matmul = parse_matmul_precision(s.get_choice("matmul_precision", "f32", {"f32", "bf16"}));
+  // "auto" is resolved here, so the run (summary.json, the config it echoes) records what ran.
+  p.matmul = parse_matmul_precision(s.get_choice("matmul_precision", "f32", {"f32", "bf16", "auto"}));
   s.finish();
 }
 
