@@ -58,8 +58,8 @@ const char* matmul_precision_name(MatmulPrecision precision);
 // what this processor runs fastest: auto_matmul_precision(bf16_matmul_uses_hardware()).
 MatmulPrecision parse_matmul_precision(const std::string& name);
 // The rule behind "auto": bf16 where its GEMM runs in hardware (AMX: 2-2.5x the f32 GEMM), f32
-// elsewhere, where bf16 would only round the operands before the f32 GEMM (the rounding costs
-// 1/1.18 of the training speed on the G2P model, docs/performance.md) and change the numbers.
+// elsewhere, where bf16 would only round the operands before the f32 GEMM (G2P training 1.19x
+// slower on a Xeon without AMX, docs/precision.md) and change the numbers.
 MatmulPrecision auto_matmul_precision(bool bf16_gemm_in_hardware);
 
 // The process-wide setting read by gemm<float> (default f32). Set it for a scope, e.g. a training
