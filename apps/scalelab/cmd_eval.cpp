@@ -47,34 +47,13 @@ const std::vector<T>& of_split(const std::string& split, const std::vector<T>& t
   return split == "train" ? train : split == "valid" ? valid : test;
 }
 
-// The data section of a run, without the phone order (members of both orders may be ensembled).
-Json data_without_order(const LoadedRun& run) {
-  Json data = run_config_to_json(run.config)["data"];
-  data.erase("phone_order");
-  return data;
-}
-
-// The other members of a G2P ensemble: same task and split as `first`, so the same vocabularies.
-std::vector<LoadedRun> load_members(const EvalArgs& a, const LoadedRun& first) {
-  std::vector<LoadedRun> members;
-  if (a.checkpoints.size() > 1)
-    SL_CHECK(first.config.data.kind() == TaskKind::cmudict, "--checkpoint given ",
-             a.checkpoints.size(), " times: ensembles are for G2P (data.task = \"cmudict\"), '",
-             a.checkpoints[0], "' is a ", task_label(first.config.data), " model");
-  const Json data = data_without_order(first);
-  for (size_t i = 1; i < a.checkpoints.size(); ++i) {
-    members.push_back(load_run(a.checkpoints[i]));
-    const Json other = data_without_order(members.back());
-    SL_CHECK(other == data, "ensemble member '", a.checkpoints[i], "' was trained on data ",
-             other.dump(), ", '", a.checkpoints[0], "' on ", data.dump(),
-             ": the members of an ensemble need the same task and split");
-  }
-  return members;
-}
-
 void run_eval(const EvalArgs& a) {
   LoadedRun run = load_run(a.checkpoints.at(0));
-  const std::vector<LoadedRun> others = load_members(a, run);
+  if (a.checkpoints.size() > 1)
+    SL_CHECK(run.config.data.kind() == TaskKind::cmudict, "--checkpoint given ",
+             a.checkpoints.size(), " times: ensembles are for G2P (data.task = \"cmudict\"), '",
+             a.checkpoints[0], "' is a ", task_label(run.config.data), " model");
+  const std::vector<LoadedRun> others = load_ensemble_members(run, a.checkpoints);
   const TaskData& d = run.data;
   const std::string head = "scalelab eval: " + task_label(run.config.data) + ", " + a.split +
                            " split, checkpoint step " + std::to_string(run.step) + "\n";

@@ -41,5 +41,6 @@ void add_average(CLI::App& app);
 void add_report(CLI::App& app);
 void add_check(CLI::App& app);
 void add_baseline(CLI::App& app);
+void add_distill(CLI::App& app);
 
 }  // namespace scalelab::cli

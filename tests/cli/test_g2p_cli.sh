@@ -109,6 +109,37 @@ if [ -f /usr/share/pocketsphinx/model/en-us/cmudict-en-us.dict ]; then
     -C "$tmp/copy/checkpoint.safetensors"
   expect_error "ensemble of a copy model" "ensembles are for G2P" "$bin" eval \
     -C "$tmp/copy/checkpoint.safetensors" -C "$ck"
+  # Distillation: the teacher pronounces the 100 training words; a student trains on them.
+  out=$("$bin" distill -q -C "$ck" -C "$tmp/g2p-r2l/checkpoint.safetensors" --beam 2 \
+    --out "$tmp/taught.dict" 2>&1)
+  words=$(grep -v '^#' "$tmp/taught.dict" | cut -f1 | sort -u | wc -l)
+  if [ "$words" -eq 100 ] && printf '%s' "$out" | grep -q "^wrote .*: 100 words$" \
+     && grep -q "^# teacher: .*g2p-r2l" "$tmp/taught.dict"; then
+    ok "distill (L2R + R2L teacher)"; else fail "distill: $words words, $out"; fi
+  before=$(sha256sum "$tmp/taught.dict")
+  expect_error "distill over a file" "pass --force" "$bin" distill -C "$ck" --out "$tmp/taught.dict"
+  [ "$before" = "$(sha256sum "$tmp/taught.dict")" ] && ok "distill left the file alone" \
+    || fail "distill changed an existing file"
+  "$bin" distill -q -C "$ck" --beam 1 --out "$tmp/taught.dict" --force >/dev/null 2>&1 \
+    && ok "distill --force" || fail "distill --force"
+  "$bin" train -q -c "$SCALELAB_SOURCE/configs/g2p.toml" $tiny_model --set data.max_train_words=100 \
+    --set data.max_eval_words=20 --set train.steps=5 --set train.eval_every=0 \
+    --set data.teacher_targets="$tmp/taught.dict" --set train.threads=1 \
+    --set train.run_dir="$tmp/student" >/dev/null 2>&1 || fail "train a student"
+  out=$("$bin" eval -C "$tmp/student/checkpoint.safetensors" -C "$ck" --split valid --beam 1 2>&1)
+  if printf '%s' "$out" | grep -q "ensemble of 2" && printf '%s' "$out" | grep -q "^words 20$"; then
+    ok "eval student + teacher"; else fail "eval student + teacher: $out"; fi
+  rm "$tmp/taught.dict"  # scoring a student needs its vocabularies, not its teacher's file
+  out=$("$bin" eval -C "$tmp/student/checkpoint.safetensors" --split valid --beam 1 2>&1)
+  if printf '%s' "$out" | grep -q "^WER .* %"; then ok "eval student without the teacher file"
+  else fail "eval student without the teacher file: $out"; fi
+  expect_error "missing teacher file" "teacher targets .* not found" "$bin" train \
+    -c "$SCALELAB_SOURCE/configs/g2p.toml" --set data.teacher_targets="$tmp/none.dict" \
+    --set train.run_dir="$tmp/no-teacher"
+  expect_error "teacher_mix alone" "data.teacher_targets" "$bin" train \
+    -c "$SCALELAB_SOURCE/configs/g2p.toml" --set data.teacher_mix=add --set train.run_dir="$tmp/mix"
+  expect_error "distill a copy model" "not a G2P" "$bin" distill \
+    -C "$tmp/copy/checkpoint.safetensors" --out "$tmp/copy.dict"
   expect_failure "beam 0" "beam" "$bin" eval -C "$ck" --beam 0
   expect_error "sample on a g2p checkpoint" "not a language model" "$bin" sample -C "$ck"
 else
@@ -144,7 +175,7 @@ expect_error "key of the other split" "data.path" "$bin" baseline --set data.tas
   --set data.split=g014b2b --set data.path=/x
 expect_error "baseline on a synthetic task" "cmudict" "$bin" baseline --set data.task=copy
 
-for cmd in eval g2p sample; do
+for cmd in eval g2p sample distill; do
   if "$bin" $cmd --help | grep -q -- "--checkpoint"; then ok "$cmd --help"; else fail "$cmd --help"; fi
 done
 [ "$failures" -eq 0 ] || { echo "$failures failure(s)"; exit 1; }

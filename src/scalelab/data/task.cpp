@@ -5,6 +5,7 @@
 #include "scalelab/core/error.hpp"
 #include "scalelab/data/bible.hpp"
 #include "scalelab/data/split.hpp"
+#include "scalelab/data/teacher_targets.hpp"
 
 namespace scalelab {
 namespace {
@@ -81,7 +82,17 @@ TaskData load_cmudict_task(const DataConfig& c) {
   data.train_words = evenly_spaced(split.train, c.max_train_words);
   data.valid_words = evenly_spaced(split.valid, c.max_eval_words);
   data.test_words = evenly_spaced(split.test, c.max_eval_words);
-  data.train = make_g2p_examples(data.train_words, vocabs);
+  if (c.teacher_targets.empty()) {
+    data.train = make_g2p_examples(data.train_words, vocabs);
+  } else {  // the same words (one entry per word, in order), the teacher's pronunciations
+    std::vector<CmudictEntry> held_out = split.valid;
+    held_out.insert(held_out.end(), split.test.begin(), split.test.end());
+    data.train = make_g2p_examples(
+        apply_teacher_targets(data.train_words, split.train, held_out,
+                              load_teacher_targets(c.teacher_targets),
+                              parse_teacher_mix(c.teacher_mix), vocabs.phones),
+        vocabs);
+  }
   data.valid = make_g2p_examples(data.valid_words, vocabs);
   data.test = make_g2p_examples(data.test_words, vocabs);
   if (c.right_to_left()) {  // the targets read backwards; the scored words stay as they are
@@ -150,6 +161,10 @@ DataConfig parse_data_config(ConfigSection s) {
       c.max_train_words = read_limit(s, "max_train_words");
       c.max_eval_words = read_limit(s, "max_eval_words");
       c.phone_order = s.get_choice("phone_order", c.phone_order, {"left_to_right", "right_to_left"});
+      c.teacher_targets = s.get_string("teacher_targets", c.teacher_targets);
+      c.teacher_mix = s.get_choice("teacher_mix", c.teacher_mix, {"replace", "add"});
+      if (c.teacher_targets.empty() && c.teacher_mix != DataConfig{}.teacher_mix)
+        s.fail("teacher_mix", "applies only with data.teacher_targets (a file from scalelab distill)");
       break;
     case TaskKind::kjv:
       c.context = s.get_int("context", c.context);
@@ -170,22 +185,20 @@ DataConfig parse_data_config(ConfigSection s) {
 
 Json data_config_to_json(const DataConfig& c) {
   switch (c.kind()) {
-    case TaskKind::cmudict:
-      if (c.split == "g014b2b")
-        return {{"task", c.task},
-                {"split", c.split},
-                {"g014b2b_dir", c.g014b2b_dir},
-                {"split_seed", c.split_seed},
-                {"max_train_words", c.max_train_words},
-                {"max_eval_words", c.max_eval_words},
-                {"phone_order", c.phone_order}};
-      return {{"task", c.task},
-              {"split", c.split},
-              {"path", c.path},
-              {"split_seed", c.split_seed},
-              {"max_train_words", c.max_train_words},
-              {"max_eval_words", c.max_eval_words},
-              {"phone_order", c.phone_order}};
+    case TaskKind::cmudict: {
+      Json j = {{"task", c.task}, {"split", c.split}};
+      if (c.split == "g014b2b") j["g014b2b_dir"] = c.g014b2b_dir;
+      else j["path"] = c.path;
+      j["split_seed"] = c.split_seed;
+      j["max_train_words"] = c.max_train_words;
+      j["max_eval_words"] = c.max_eval_words;
+      j["phone_order"] = c.phone_order;
+      if (!c.teacher_targets.empty()) {  // absent otherwise: older runs' configs stay as they were
+        j["teacher_targets"] = c.teacher_targets;
+        j["teacher_mix"] = c.teacher_mix;
+      }
+      return j;
+    }
     case TaskKind::kjv:
       return {{"task", c.task},       {"context", c.context},
               {"stride", c.stride},   {"program", c.program},
@@ -221,6 +234,12 @@ TaskData load_task(const DataConfig& c) {
   SL_CHECK(!data.train.empty(), "data: the training split is empty (", why("training"), ")");
   SL_CHECK(!data.valid.empty(), "data: the validation split is empty (", why("validation"), ")");
   return data;
+}
+
+DataConfig scoring_data_config(DataConfig config) {
+  config.teacher_targets.clear();
+  config.teacher_mix = DataConfig{}.teacher_mix;
+  return config;
 }
 
 std::vector<Example> lm_windows(const std::vector<int32_t>& stream, int64_t context,

@@ -3,8 +3,9 @@
 //   data.task = copy | reverse | sort   synthetic (keys: symbols, min_len, max_len, train_size,
 //                                       valid_size, seed)
 //   data.task = cmudict                 G2P on CMUdict (keys: split, split_seed, max_train_words,
-//                                       max_eval_words, phone_order; with split = hash: path;
-//                                       with split = g014b2b: g014b2b_dir)
+//                                       max_eval_words, phone_order, teacher_targets,
+//                                       teacher_mix; with split = hash: path; with split =
+//                                       g014b2b: g014b2b_dir)
 //       split = hash     the pocketsphinx dictionary, split 90/5/5 by distinct word (split.hpp)
 //       split = g014b2b  the standard benchmark split in data/cmudict-g014b2b (g014b2b.hpp):
 //                        its train file minus 5 % of its words (valid), its test file
@@ -55,6 +56,8 @@ struct DataConfig {
   int64_t max_eval_words = 0;      // same for valid and test
   std::string phone_order = "left_to_right";  // left_to_right | right_to_left (targets reversed)
   bool right_to_left() const { return phone_order == "right_to_left"; }
+  std::string teacher_targets;     // "" none; else a dictionary file of the training words
+  std::string teacher_mix = "replace";  // replace | add (teacher_targets.hpp)
 
   // kjv.
   int64_t context = 256;       // characters of context: windows of context + 1 ids
@@ -70,13 +73,17 @@ struct TaskData {
   Vocab src_vocab, tgt_vocab;
   bool has_source = true;   // false for language modelling (decoder-only)
   bool lm_windows = false;  // examples are windows of a text stream (BatchLayout::lm_window)
-  // cmudict only: the words of each side with all their pronunciations (for WER/PER).
+  // cmudict only: the words of each side with all their pronunciations (for WER/PER; always the
+  // dictionary's, also when the training examples are a teacher's).
   std::vector<CmudictEntry> train_words, valid_words, test_words;
 };
 
 DataConfig parse_data_config(ConfigSection section);
 Json data_config_to_json(const DataConfig& config);  // only the chosen task's keys
 TaskData load_task(const DataConfig& config);
+// The config without what only shapes the training examples (data.teacher_targets): to score a
+// trained model, which needs its vocabularies and held-out words but not the teacher's file.
+DataConfig scoring_data_config(DataConfig config);
 
 // Splits a token stream into windows of context + 1 ids starting every `stride` ids; the last
 // window may be shorter (at least 2 ids). With stride = context every token but the first is
