@@ -92,13 +92,7 @@ void add_distill(CLI::App& app) {
                   "dictionary file to write (\"WORD<TAB>P1 P2 ...\"; written whole or not at all)")
       ->required();
   cmd->add_flag("--force", a->force, "overwrite --out if it exists");
-  cmd->add_option("--beam", a->beam, "beam size (1 = greedy decoding)")
-      ->check(CLI::Range(int64_t{1}, int64_t{64}))
-      ->capture_default_str();
-  cmd->add_option("--length-penalty", a->length_penalty,
-                  "alpha of the GNMT length penalty ((5+n)/6)^alpha (0 = none)")
-      ->check(finite_range(0.0, 10.0))
-      ->capture_default_str();
+  add_search_options(cmd, a->beam, a->length_penalty);
   cmd->add_option("--batch-size", a->batch_size, "words decoded together")
       ->check(CLI::Range(int64_t{1}, int64_t{4096}))
       ->capture_default_str();

@@ -141,13 +141,7 @@ void add_eval(CLI::App& app) {
                   "of the 101,471 training words), before --limit")
       ->check(CLI::Range(int64_t{1}, int64_t{1000000}))
       ->capture_default_str();
-  cmd->add_option("--beam", a->beam, "G2P: beam size (1 = greedy decoding)")
-      ->check(CLI::Range(int64_t{1}, int64_t{64}))
-      ->capture_default_str();
-  cmd->add_option("--length-penalty", a->length_penalty,
-                  "G2P: alpha of the GNMT length penalty ((5+n)/6)^alpha (0 = none)")
-      ->check(finite_range(0.0, 10.0))
-      ->capture_default_str();
+  add_search_options(cmd, a->beam, a->length_penalty);
   cmd->add_option("--limit", a->limit,
                   "score only the first N words / windows / examples (after --every; 0 = all)")
       ->check(CLI::NonNegativeNumber)

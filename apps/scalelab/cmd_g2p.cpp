@@ -64,13 +64,7 @@ void add_g2p(CLI::App& app) {
   cmd->add_option("--checkpoint,-C", a->checkpoint, "G2P checkpoint (data.task = cmudict)")
       ->required()
       ->check(CLI::ExistingFile);
-  cmd->add_option("--beam", a->beam, "beam size (1 = greedy decoding)")
-      ->check(CLI::Range(int64_t{1}, int64_t{64}))
-      ->capture_default_str();
-  cmd->add_option("--length-penalty", a->length_penalty,
-                  "alpha of the GNMT length penalty ((5+n)/6)^alpha (0 = none)")
-      ->check(finite_range(0.0, 10.0))
-      ->capture_default_str();
+  add_search_options(cmd, a->beam, a->length_penalty);
   cmd->add_option("words", a->words, "words to pronounce (none: read stdin)");
   cmd->add_flag("--no-cache", a->no_cache,
                "decode without the key/value cache (re-run the decoder on the whole prefix "

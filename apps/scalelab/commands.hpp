@@ -23,6 +23,17 @@ inline CLI::Validator finite_range(double lo, double hi) {
       },
       "FLOAT in [" + std::to_string(lo) + " - " + std::to_string(hi) + "]");
 }
+// The G2P search options shared by eval, g2p and distill: --beam (1 = greedy) and
+// --length-penalty (the GNMT alpha).
+inline void add_search_options(CLI::App* cmd, int64_t& beam, double& length_penalty) {
+  cmd->add_option("--beam", beam, "G2P: beam size (1 = greedy decoding)")
+      ->check(CLI::Range(int64_t{1}, int64_t{64}))
+      ->capture_default_str();
+  cmd->add_option("--length-penalty", length_penalty,
+                  "G2P: alpha of the GNMT length penalty ((5+n)/6)^alpha (0 = none)")
+      ->check(finite_range(0.0, 10.0))
+      ->capture_default_str();
+}
 // The job's ranks (main sets it before parsing: MPI_COMM_WORLD under mpirun, else one process).
 // Only train and check use more than one rank; rank 0 alone prints and writes.
 inline Comm* world = nullptr;

@@ -115,6 +115,17 @@ Cmudict load_cmudict(const CmudictOptions& options) {
   return dict;
 }
 
+Cmudict read_whole_dictionary(const std::string& path, const std::string& what) {
+  std::ifstream in(path);
+  SL_CHECK(in.is_open(), "cannot open ", what, " '", path, "'");
+  Cmudict dict = parse_cmudict(in, path);
+  SL_CHECK(dict.stats.dropped() == 0, what, " '", path, "': ", dict.stats.dropped(),
+           " lines could not be parsed, e.g. '",
+           dict.stats.dropped_examples.empty() ? "" : dict.stats.dropped_examples.front(), "'");
+  SL_CHECK(!dict.entries.empty(), what, " '", path, "' holds no entry");
+  return dict;
+}
+
 G2pVocabs build_g2p_vocabs(const std::vector<CmudictEntry>& entries) {
   std::set<std::string> letters, phones;  // std::set: sorted, hence deterministic ids
   for (const auto& entry : entries) {

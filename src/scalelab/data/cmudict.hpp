@@ -58,6 +58,11 @@ struct CmudictOptions {
 
 // Reads the dictionary file; a missing file throws Error naming the Debian package to install.
 Cmudict load_cmudict(const CmudictOptions& options = {});
+// Reads a dictionary file that must parse whole (the benchmark files, a teacher's targets): an
+// Error, starting with `what` (e.g. "g014b2b file"), names the file if it cannot be opened, has a
+// line that could not be parsed or holds no entry. The caller checks existence first, with its
+// own advice.
+Cmudict read_whole_dictionary(const std::string& path, const std::string& what);
 // Parses dictionary text; source_name only labels error messages.
 Cmudict parse_cmudict(std::istream& in, const std::string& source_name);
 

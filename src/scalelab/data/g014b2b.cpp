@@ -1,7 +1,6 @@
 #include "scalelab/data/g014b2b.hpp"
 
 #include <filesystem>
-#include <fstream>
 
 #include "scalelab/core/error.hpp"
 #include "scalelab/data/sha256.hpp"
@@ -25,13 +24,7 @@ Cmudict load_side(const std::string& dir, const char* name, const std::string& s
     SL_CHECK(actual == sha256, "g014b2b file '", path, "' fails its checksum: sha256 expected ",
              sha256, ", actual ", actual, " (the file was changed or truncated)");
   }
-  std::ifstream in(path);
-  SL_CHECK(in.is_open(), "cannot open g014b2b file '", path, "'");
-  Cmudict dict = parse_cmudict(in, path);
-  SL_CHECK(dict.stats.dropped() == 0, "g014b2b file '", path, "': ", dict.stats.dropped(),
-           " lines could not be parsed, e.g. '",
-           dict.stats.dropped_examples.empty() ? "" : dict.stats.dropped_examples.front(), "'");
-  SL_CHECK(!dict.entries.empty(), "g014b2b file '", path, "' holds no entry");
+  Cmudict dict = read_whole_dictionary(path, "g014b2b file");
   return dict;
 }
 

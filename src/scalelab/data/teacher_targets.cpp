@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
-#include <fstream>
 #include <unordered_set>
 
 #include "scalelab/core/error.hpp"
@@ -21,13 +20,7 @@ TeacherTargets load_teacher_targets(const std::string& path) {
            "' is a directory, expected a dictionary file (written by scalelab distill)");
   SL_CHECK(std::filesystem::exists(path), "teacher targets '", path,
            "' not found (write it with scalelab distill)");
-  std::ifstream in(path);
-  SL_CHECK(in.is_open(), "cannot open teacher targets '", path, "'");
-  Cmudict dict = parse_cmudict(in, path);
-  SL_CHECK(dict.stats.dropped() == 0, "teacher targets '", path, "': ", dict.stats.dropped(),
-           " lines could not be parsed, e.g. '",
-           dict.stats.dropped_examples.empty() ? "" : dict.stats.dropped_examples.front(), "'");
-  SL_CHECK(!dict.entries.empty(), "teacher targets '", path, "' holds no entry");
+  Cmudict dict = read_whole_dictionary(path, "teacher targets");
   return {path, std::move(dict.entries)};
 }
 
