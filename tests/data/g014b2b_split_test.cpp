@@ -122,8 +122,9 @@ TEST(G014b2bSplit, FixtureIsSplitByWordWithValidCarvedFromTrain) {
       ASSERT_TRUE(lines.count(e.word)) << e.word;
       EXPECT_EQ(e.pronunciations.size(), lines.at(e.word)) << e.word;
       multi += e.pronunciations.size() > 1;
-      if (side != &s.split.test)  // valid is exactly the hash's 5 % of the train file's words
+      if (side != &s.split.test) {  // valid is exactly the hash's 5 % of the train file's words
         EXPECT_EQ(side == &s.split.valid, side_of_word(e.word, carve) == SplitSide::valid) << e.word;
+      }
     }
   }
   EXPECT_GE(multi, 10u);  // the fixture has many multi-pronunciation words
