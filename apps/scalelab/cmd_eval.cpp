@@ -7,11 +7,15 @@
 //   synthetic: loss, token accuracy and exact match (greedy)
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <iomanip>
 #include <iostream>
+#include <sstream>
 
 #include "commands.hpp"
 #include "loaded_run.hpp"
+#include "scalelab/core/atomic_file.hpp"
+#include "scalelab/data/predictions.hpp"
 #include "scalelab/train/g2p_eval.hpp"
 #include "scalelab/train/trainer.hpp"
 
@@ -28,6 +32,8 @@ struct EvalArgs {
   int64_t limit = 0;
   int64_t batch_size = 64;
   bool no_cache = false;
+  std::string predictions;  // G2P: write every word's answer here (data/predictions.hpp)
+  bool force = false;       // overwrite `predictions`
 };
 
 // Every `every`-th item (0, every, 2 every, ...), then the first `limit` of those (0: all).
@@ -47,8 +53,35 @@ const std::vector<T>& of_split(const std::string& split, const std::vector<T>& t
   return split == "train" ? train : split == "valid" ? valid : test;
 }
 
+// The predictions file's header: what was scored, by what, and the result.
+std::vector<std::string> predictions_header(const EvalArgs& a, int64_t step, const ErrorRates& rates) {
+  std::vector<std::string> lines{
+      "scalelab eval --predictions: " + a.split + " split, " + std::to_string(rates.words) +
+          " words, checkpoint step " + std::to_string(step),
+      "decoding: " + (a.beam <= 1 ? std::string("greedy") : "beam " + std::to_string(a.beam)) +
+          ", length penalty " + std::to_string(a.length_penalty) +
+          (a.every > 1 ? ", every " + std::to_string(a.every) + "-th word" : "") +
+          (a.limit > 0 ? ", first " + std::to_string(a.limit) : "")};
+  for (const std::string& c : a.checkpoints) lines.push_back("checkpoint: " + c);
+  std::ostringstream result;
+  result << std::fixed << std::setprecision(2) << "WER " << 100 * rates.wer() << " % ("
+         << rates.wrong_words << " wrong), PER " << 100 * rates.per() << " %";
+  lines.push_back(result.str());
+  lines.push_back("columns: word, hypothesis, right|wrong, edits to the closest reference, references (' | ')");
+  return lines;
+}
+
 void run_eval(const EvalArgs& a) {
+  if (!a.predictions.empty()) {  // before loading anything: the file must not be lost
+    SL_CHECK(!std::filesystem::is_directory(a.predictions), "--predictions ", a.predictions,
+             ": is a directory");
+    SL_CHECK(a.force || !std::filesystem::exists(a.predictions), "--predictions ", a.predictions,
+             ": file exists (pass --force to overwrite)");
+  }
   LoadedRun run = load_run(a.checkpoints.at(0));
+  SL_CHECK(a.predictions.empty() || run.config.data.kind() == TaskKind::cmudict,
+           "--predictions is for G2P checkpoints (data.task = \"cmudict\"), '", a.checkpoints[0],
+           "' is a ", task_label(run.config.data), " model");
   if (a.checkpoints.size() > 1)
     SL_CHECK(run.config.data.kind() == TaskKind::cmudict, "--checkpoint given ",
              a.checkpoints.size(), " times: ensembles are for G2P (data.task = \"cmudict\"), '",
@@ -95,6 +128,12 @@ void run_eval(const EvalArgs& a) {
       for (size_t m = 0; models.size() > 1 && m < models.size(); ++m)
         std::cout << "loss of member " << m << " " << losses[m] << " nats/phone ("
                   << a.checkpoints[m] << (models[m].right_to_left ? ", right to left" : "") << ")\n";
+      if (!a.predictions.empty()) {
+        write_file_atomically(a.predictions,
+                              format_predictions(score_predictions(words, s.hypotheses),
+                                                 predictions_header(a, run.step, s.rates)));
+        std::cout << "predictions " << a.predictions << "\n";
+      }
       break;
     }
     case TaskKind::kjv: {
@@ -152,6 +191,10 @@ void add_eval(CLI::App& app) {
   cmd->add_flag("--no-cache", a->no_cache,
                "decode without the key/value cache (re-run the decoder on the whole prefix "
                "every step: the slow reference path)");
+  cmd->add_option("--predictions", a->predictions,
+                  "G2P: write every scored word's answer to this file (tab-separated: word, "
+                  "hypothesis, right|wrong, edits, references; compare two with scalelab agree)");
+  cmd->add_flag("--force", a->force, "overwrite the --predictions file if it exists");
   cmd->callback([a] { run_eval(*a); });
 }
 

@@ -53,5 +53,6 @@ void add_report(CLI::App& app);
 void add_check(CLI::App& app);
 void add_baseline(CLI::App& app);
 void add_distill(CLI::App& app);
+void add_agree(CLI::App& app);
 
 }  // namespace scalelab::cli

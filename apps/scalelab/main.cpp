@@ -82,6 +82,7 @@ int main(int argc, char** argv) {
   scalelab::cli::add_check(app);
   scalelab::cli::add_baseline(app);
   scalelab::cli::add_distill(app);
+  scalelab::cli::add_agree(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -140,6 +140,36 @@ if [ -f /usr/share/pocketsphinx/model/en-us/cmudict-en-us.dict ]; then
     -c "$SCALELAB_SOURCE/configs/g2p.toml" --set data.teacher_mix=add --set train.run_dir="$tmp/mix"
   expect_error "distill a copy model" "not a G2P" "$bin" distill \
     -C "$tmp/copy/checkpoint.safetensors" --out "$tmp/copy.dict"
+  # Predictions: every scored word's answer, then two models compared word by word.
+  out=$("$bin" eval -C "$ck" --split valid --beam 1 --predictions "$tmp/a.tsv" 2>&1)
+  rows=$(grep -vc '^#' "$tmp/a.tsv")
+  wrong=$(grep -v '^#' "$tmp/a.tsv" | cut -f3 | grep -c '^wrong$')
+  if [ "$rows" -eq 20 ] && printf '%s' "$out" | grep -q "^WER .* ($wrong wrong)$" \
+     && grep -q "^# checkpoint: $ck$" "$tmp/a.tsv"; then
+    ok "eval --predictions: 20 rows, $wrong wrong as eval says"; else fail "eval --predictions: $rows rows, $wrong wrong, $out"; fi
+  "$bin" eval -C "$tmp/g2p2/checkpoint.safetensors" --split valid --beam 1 --predictions "$tmp/b.tsv" \
+    >/dev/null 2>&1 || fail "eval --predictions (second model)"
+  out=$("$bin" agree "$tmp/a.tsv" "$tmp/b.tsv" 2>&1)
+  first=$(printf '%s' "$out" | sed -n 's/^WER first \([0-9.]*\) %.*/\1/p')
+  expected=$(awk -v w="$wrong" 'BEGIN { printf "%.2f", 100 * w / 20 }')
+  if printf '%s' "$out" | grep -q "^scalelab agree: 20 words$" && [ "$first" = "$expected" ]; then
+    ok "agree: first WER $first % from the file"; else fail "agree: '$first' != '$expected': $out"; fi
+  out=$("$bin" agree "$tmp/a.tsv" "$tmp/a.tsv" 2>&1)
+  if printf '%s' "$out" | grep -q "^same output .* 20  100.00 %$"; then ok "agree with itself"
+  else fail "agree with itself: $out"; fi
+  before=$(sha256sum "$tmp/a.tsv")
+  expect_error "predictions over a file" "pass --force" "$bin" eval -C "$ck" --split valid --predictions "$tmp/a.tsv"
+  [ "$before" = "$(sha256sum "$tmp/a.tsv")" ] && ok "eval left the predictions alone" \
+    || fail "eval changed an existing predictions file"
+  "$bin" eval -C "$ck" --split valid --beam 1 --limit 5 --predictions "$tmp/a.tsv" --force >/dev/null 2>&1 \
+    && [ "$(grep -vc '^#' "$tmp/a.tsv")" -eq 5 ] && ok "eval --predictions --force" || fail "eval --predictions --force"
+  expect_error "agree on different samples" "hold 5 and 20 words" "$bin" agree "$tmp/a.tsv" "$tmp/b.tsv"
+  sed '$ s/\t[0-9][0-9]*\t/\t99\t/' "$tmp/b.tsv" > "$tmp/edited.tsv"
+  expect_error "agree on a hand-edited file" "edited.tsv', line [0-9]*: .* has edits '99'" \
+    "$bin" agree "$tmp/b.tsv" "$tmp/edited.tsv"
+  expect_error "agree on a missing file" "not found" "$bin" agree "$tmp/b.tsv" "$tmp/none.tsv"
+  expect_error "predictions of a copy model" "predictions is for G2P" "$bin" eval \
+    -C "$tmp/copy/checkpoint.safetensors" --predictions "$tmp/copy.tsv"
   expect_failure "beam 0" "beam" "$bin" eval -C "$ck" --beam 0
   expect_error "sample on a g2p checkpoint" "not a language model" "$bin" sample -C "$ck"
 else
