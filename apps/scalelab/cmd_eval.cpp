@@ -77,6 +77,9 @@ void run_eval(const EvalArgs& a) {
              ": is a directory");
     SL_CHECK(a.force || !std::filesystem::exists(a.predictions), "--predictions ", a.predictions,
              ": file exists (pass --force to overwrite)");
+    const auto dir = std::filesystem::path(a.predictions).parent_path();
+    SL_CHECK(dir.empty() || std::filesystem::is_directory(dir), "--predictions ", a.predictions,
+             ": no directory '", dir.string(), "' to write it in");
   }
   LoadedRun run = load_run(a.checkpoints.at(0));
   SL_CHECK(a.predictions.empty() || run.config.data.kind() == TaskKind::cmudict,

@@ -167,6 +167,8 @@ if [ -f /usr/share/pocketsphinx/model/en-us/cmudict-en-us.dict ]; then
   sed '$ s/\t[0-9][0-9]*\t/\t99\t/' "$tmp/b.tsv" > "$tmp/edited.tsv"
   expect_error "agree on a hand-edited file" "edited.tsv', line [0-9]*: .* has edits '99'" \
     "$bin" agree "$tmp/b.tsv" "$tmp/edited.tsv"
+  expect_error "predictions into a missing directory" "no directory" "$bin" eval -C "$ck" --split valid \
+    --predictions "$tmp/none/a.tsv"
   expect_error "agree on a missing file" "not found" "$bin" agree "$tmp/b.tsv" "$tmp/none.tsv"
   expect_error "predictions of a copy model" "predictions is for G2P" "$bin" eval \
     -C "$tmp/copy/checkpoint.safetensors" --predictions "$tmp/copy.tsv"
