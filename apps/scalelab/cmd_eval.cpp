@@ -194,10 +194,11 @@ void add_eval(CLI::App& app) {
   cmd->add_flag("--no-cache", a->no_cache,
                "decode without the key/value cache (re-run the decoder on the whole prefix "
                "every step: the slow reference path)");
-  cmd->add_option("--predictions", a->predictions,
-                  "G2P: write every scored word's answer to this file (tab-separated: word, "
-                  "hypothesis, right|wrong, edits, references; compare two with scalelab agree)");
-  cmd->add_flag("--force", a->force, "overwrite the --predictions file if it exists");
+  CLI::Option* predictions =
+      cmd->add_option("--predictions", a->predictions,
+                      "G2P: write every scored word's answer to this file (tab-separated: word, "
+                      "hypothesis, right|wrong, edits, references; compare two with scalelab agree)");
+  cmd->add_flag("--force", a->force, "overwrite the --predictions file if it exists")->needs(predictions);
   cmd->callback([a] { run_eval(*a); });
 }
 

@@ -163,6 +163,7 @@ if [ -f /usr/share/pocketsphinx/model/en-us/cmudict-en-us.dict ]; then
     || fail "eval changed an existing predictions file"
   "$bin" eval -C "$ck" --split valid --beam 1 --limit 5 --predictions "$tmp/a.tsv" --force >/dev/null 2>&1 \
     && [ "$(grep -vc '^#' "$tmp/a.tsv")" -eq 5 ] && ok "eval --predictions --force" || fail "eval --predictions --force"
+  expect_failure "--force without --predictions" "requires --predictions" "$bin" eval -C "$ck" --force
   expect_error "agree on different samples" "hold 5 and 20 words" "$bin" agree "$tmp/a.tsv" "$tmp/b.tsv"
   sed '$ s/\t[0-9][0-9]*\t/\t99\t/' "$tmp/b.tsv" > "$tmp/edited.tsv"
   expect_error "agree on a hand-edited file" "edited.tsv', line [0-9]*: .* has edits '99'" \
