@@ -9,26 +9,14 @@
 #include <sstream>
 
 #include "scalelab/core/error.hpp"
+#include "support/error_message.hpp"
+#include "support/pronunciation.hpp"
 
 namespace scalelab {
 namespace {
 
-Pronunciation phones_of(const std::string& text) {
-  Pronunciation p;
-  std::istringstream in(text);
-  for (std::string ph; in >> ph;) p.push_back(ph);
-  return p;
-}
-
-template <class F>
-std::string error_of(F f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+using test::error_of;
+using test::phones_of;
 
 // Three words; "read" has two pronunciations.
 const std::vector<CmudictEntry> kWords{{"cat", {phones_of("K AE T")}},

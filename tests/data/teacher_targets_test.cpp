@@ -11,31 +11,19 @@
 #include "data/fixture_path.hpp"
 #include "scalelab/core/error.hpp"
 #include "scalelab/data/task.hpp"
+#include "support/error_message.hpp"
+#include "support/pronunciation.hpp"
 
 namespace scalelab {
 namespace {
 
-Pronunciation phones_of(const std::string& text) {
-  Pronunciation p;
-  std::istringstream in(text);
-  for (std::string ph; in >> ph;) p.push_back(ph);
-  return p;
-}
+using test::error_of;
+using test::phones_of;
 
 const Vocab kPhones({"AE", "AH", "D", "G", "K", "OW", "T"});
 
 std::vector<CmudictEntry> train_side() {
   return {{"cat", {phones_of("K AE T")}}, {"dog", {phones_of("D AO G"), phones_of("D AA G")}}};
-}
-
-template <class F>
-std::string error_of(F f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
 }
 
 TEST(TeacherTargets, ReplaceTrainsOnTheTeachersPronunciationsOnly) {
