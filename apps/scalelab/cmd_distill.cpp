@@ -2,12 +2,12 @@
 // file for a student to train on (data.teacher_targets; sequence-level knowledge distillation,
 // train/distill.hpp).
 #include <chrono>
-#include <filesystem>
 #include <iomanip>
 #include <iostream>
 #include <sstream>
 
 #include "commands.hpp"
+#include "output_file.hpp"
 #include "loaded_run.hpp"
 #include "scalelab/core/atomic_file.hpp"
 #include "scalelab/core/error.hpp"
@@ -30,9 +30,7 @@ struct DistillArgs {
 
 void run_distill(const DistillArgs& a) {
   // Every check before the long decode: the output first, then the teacher.
-  SL_CHECK(!std::filesystem::is_directory(a.out), "--out ", a.out, ": is a directory");
-  SL_CHECK(a.force || !std::filesystem::exists(a.out), "--out ", a.out,
-           ": file exists (pass --force to overwrite)");
+  check_output_file("--out", a.out, a.force);
   LoadedRun first = load_run(a.checkpoints.at(0));
   SL_CHECK(first.config.data.kind() == TaskKind::cmudict, a.checkpoints[0], ": data.task = ",
            first.config.data.task, ", not a G2P (cmudict) checkpoint");

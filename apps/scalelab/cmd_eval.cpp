@@ -7,12 +7,12 @@
 //   synthetic: loss, token accuracy and exact match (greedy)
 #include <algorithm>
 #include <cmath>
-#include <filesystem>
 #include <iomanip>
 #include <iostream>
 #include <sstream>
 
 #include "commands.hpp"
+#include "output_file.hpp"
 #include "loaded_run.hpp"
 #include "scalelab/core/atomic_file.hpp"
 #include "scalelab/data/predictions.hpp"
@@ -73,13 +73,7 @@ std::vector<std::string> predictions_header(const EvalArgs& a, int64_t step, con
 
 void run_eval(const EvalArgs& a) {
   if (!a.predictions.empty()) {  // before loading anything: the file must not be lost
-    SL_CHECK(!std::filesystem::is_directory(a.predictions), "--predictions ", a.predictions,
-             ": is a directory");
-    SL_CHECK(a.force || !std::filesystem::exists(a.predictions), "--predictions ", a.predictions,
-             ": file exists (pass --force to overwrite)");
-    const auto dir = std::filesystem::path(a.predictions).parent_path();
-    SL_CHECK(dir.empty() || std::filesystem::is_directory(dir), "--predictions ", a.predictions,
-             ": no directory '", dir.string(), "' to write it in");
+    check_output_file("--predictions", a.predictions, a.force);
   }
   LoadedRun run = load_run(a.checkpoints.at(0));
   SL_CHECK(a.predictions.empty() || run.config.data.kind() == TaskKind::cmudict,

@@ -1,9 +1,9 @@
 // scalelab logits / gradients: run a checkpoint on given token ids and write what it computes,
 // for inspection and for comparison with other frameworks (tests/oracle does this with PyTorch).
-#include <filesystem>
 #include <iostream>
 
 #include "commands.hpp"
+#include "output_file.hpp"
 #include "scalelab/core/safetensors.hpp"
 #include "scalelab/data/example.hpp"
 #include "scalelab/model/checkpoint.hpp"
@@ -54,11 +54,6 @@ ModelInput as_model_input(const LoadedInput& in) {
           .tgt = in.tgt.data()};
 }
 
-void refuse_overwrite(const InspectArgs& a) {
-  SL_CHECK(a.force || !std::filesystem::exists(a.out), "--out ", a.out,
-           ": file exists (pass --force to overwrite)");
-}
-
 void add_common(CLI::App* cmd, InspectArgs& a) {
   cmd->add_option("--checkpoint", a.checkpoint, "a scalelab checkpoint (.safetensors)")->required();
   cmd->add_option("--source", a.source, "encoder token ids, .npy int32/int64 [batch, src_len], 0 = <pad>");
@@ -75,7 +70,7 @@ void add_logits(CLI::App& app) {
   add_common(cmd, *a);
   cmd->add_option("--out,-o", a->out, "where to write the logits, float32 .npy [batch, tgt_len, vocab]")->required();
   cmd->callback([a] {
-    refuse_overwrite(*a);
+    check_output_file("--out", a->out, a->force);
     const Checkpoint c = read_checkpoint(a->checkpoint);
     Transformer<float> model(checkpoint_model_config(c));
     load_weights(model, c);
@@ -96,7 +91,7 @@ void add_gradients(CLI::App& app) {
   cmd->add_option("--label-smoothing", a->label_smoothing, "label smoothing of the loss")->check(finite_range(0.0, 0.999));
   cmd->add_option("--out,-o", a->out, "where to write: safetensors with logits, loss and grad.<name>")->required();
   cmd->callback([a] {
-    refuse_overwrite(*a);
+    check_output_file("--out", a->out, a->force);
     const Checkpoint c = read_checkpoint(a->checkpoint);
     Transformer<float> model(checkpoint_model_config(c));
     load_weights(model, c);

@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "commands.hpp"
+#include "output_file.hpp"
 #include "scalelab/core/parallel.hpp"
 #include "scalelab/model/checkpoint.hpp"
 #include "scalelab/train/trainer.hpp"
@@ -131,8 +132,7 @@ void add_init(CLI::App& app) {
   cmd->add_option("--out,-o", *out, "checkpoint to write (.safetensors)")->required();
   cmd->add_flag("--force", *force, "overwrite --out if it exists");
   cmd->callback([args, out, force] {
-    SL_CHECK(*force || !std::filesystem::exists(*out), "--out ", *out,
-             ": file exists (pass --force to overwrite)");
+    check_output_file("--out", *out, *force);
     RunConfig config = load_run_config(*args);
     if (config.model.tgt_vocab == 0 || (config.model.arch == Architecture::encoder_decoder &&
                                         config.model.src_vocab == 0)) {

@@ -66,6 +66,8 @@ expect_error foreign-checkpoint "junk.safetensors" "$bin" logits --checkpoint "$
 # Nothing the user had is overwritten.
 cp "$tmp/model.safetensors" "$tmp/before.safetensors"
 expect_error init-no-overwrite "file exists" "$bin" init -c "$tmp/base.toml" --out "$tmp/model.safetensors"
+expect_error init-missing-directory "no directory" "$bin" init -c "$tmp/base.toml" --out "$tmp/none/model.safetensors"
+expect_error logits-onto-directory "exists and is not a regular file" "$bin" logits --checkpoint "$tmp/model.safetensors" --input "$tmp/x.npy" --out "$tmp"
 cmp -s "$tmp/model.safetensors" "$tmp/before.safetensors" || { echo "FAIL init overwrote the checkpoint"; failures=$((failures + 1)); }
 "$bin" train -c "$tmp/base.toml" --set train.run_dir="$tmp/run" -q >/dev/null 2>&1 || { echo "FAIL first run"; failures=$((failures + 1)); }
 cp "$tmp/run/metrics.jsonl" "$tmp/metrics.before"

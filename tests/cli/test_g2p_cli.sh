@@ -118,6 +118,8 @@ if [ -f /usr/share/pocketsphinx/model/en-us/cmudict-en-us.dict ]; then
     ok "distill (L2R + R2L teacher)"; else fail "distill: $words words, $out"; fi
   before=$(sha256sum "$tmp/taught.dict")
   expect_error "distill over a file" "pass --force" "$bin" distill -C "$ck" --out "$tmp/taught.dict"
+  expect_error "distill into a missing directory" "no directory" "$bin" distill -C "$ck" --out "$tmp/none/t.dict"
+  expect_error "distill onto a directory" "exists and is not a regular file" "$bin" distill -C "$ck" --out "$tmp"
   [ "$before" = "$(sha256sum "$tmp/taught.dict")" ] && ok "distill left the file alone" \
     || fail "distill changed an existing file"
   "$bin" distill -q -C "$ck" --beam 1 --out "$tmp/taught.dict" --force >/dev/null 2>&1 \
