@@ -30,35 +30,70 @@ TEST(MedianOf, EvenCountIsTheMeanOfTheMiddleTwo) {
 
 TEST(MedianOf, EmptyIsNaN) { EXPECT_TRUE(std::isnan(median_of({}))); }
 
-TEST(SpreadOf, SummarisesFiniteValuesAndCountsTheRest) {
+TEST(SpreadOf, FailedValuesRankAsTheWorstAndAreCounted) {
+  // Rule 3 of docs/ledger.md: a diverged seed is a data point, the worst value (+inf), never dropped.
   const Spread s = spread_of({1.0, kNaN, 5.0, kInf, 3.0, -kInf});
-  EXPECT_EQ(s.n, 3);
-  EXPECT_EQ(s.non_finite, 3);
-  EXPECT_EQ(s.median, 3.0);
+  EXPECT_EQ(s.n, 6);
+  EXPECT_EQ(s.failed, 3);
+  EXPECT_EQ(s.median, kInf);  // sorted: 1, 3, 5, inf, inf, inf
   EXPECT_EQ(s.min, 1.0);
-  EXPECT_EQ(s.max, 5.0);
+  EXPECT_EQ(s.max, kInf);
+  const Spread one = spread_of({2.0, kNaN, 4.0});
+  EXPECT_EQ(one.failed, 1);
+  EXPECT_EQ(one.median, 4.0);  // 2, 4, inf: the failure moves the median up, not out
+}
+
+TEST(MedianOf, NaNIsTheWorstValueNotUndefinedBehaviour) {
+  EXPECT_EQ(median_of({kNaN, 1.0, 2.0}), 2.0);
+  EXPECT_EQ(median_of({kNaN, kNaN, 1.0}), kInf);
+  EXPECT_EQ(failed_as_worst(kNaN), kInf);
+  EXPECT_EQ(failed_as_worst(-kInf), kInf);
+  EXPECT_EQ(failed_as_worst(-2.0), -2.0);
+}
+
+TEST(RelativeSpread, IsRangeOverMedianAndInfiniteWithAFailure) {
+  EXPECT_DOUBLE_EQ(relative_spread({1.0, 1.1, 0.9}), 0.2);
+  EXPECT_EQ(relative_spread({1.0}), 0.0);
+  EXPECT_EQ(relative_spread({1.0, kNaN, 1.0}), kInf);
+}
+
+TEST(Vote, EverySeedMustAgreeForADecision) {
+  auto at_least_1_5 = [](double x) { return x >= 1.5; };
+  EXPECT_EQ(vote({1.6, 2.0, 1.5}, at_least_1_5).outcome, Outcome::yes);
+  EXPECT_EQ(vote({1.0, 1.2, 1.4}, at_least_1_5).outcome, Outcome::no);
+  const Vote split = vote({1.0, 2.0, 1.4}, at_least_1_5);
+  EXPECT_EQ(split.outcome, Outcome::undecided);
+  EXPECT_EQ(split.text(), "1 of 3 seeds");
+  // A diverged seed of the arm under test is +inf: on the "broken" side of a loss ratio.
+  EXPECT_EQ(vote({kInf, 1.6, 1.7}, at_least_1_5).outcome, Outcome::yes);
+  // A NaN (a failed baseline) never supports the claim, whichever side the criterion is on.
+  EXPECT_EQ(vote({kNaN, 1.6, 1.7}, at_least_1_5).outcome, Outcome::undecided);
+  EXPECT_EQ(vote({kNaN, 1.0, 1.2}, [](double x) { return x < 1.5; }).outcome, Outcome::undecided);
+  EXPECT_EQ(vote({kNaN}, at_least_1_5).outcome, Outcome::no);
 }
 
 TEST(SpreadOf, EvenCountMedian) {
   const Spread s = spread_of({2.0, 8.0, 4.0, 6.0});
   EXPECT_EQ(s.n, 4);
-  EXPECT_EQ(s.non_finite, 0);
+  EXPECT_EQ(s.failed, 0);
   EXPECT_EQ(s.median, 5.0);
   EXPECT_EQ(s.min, 2.0);
   EXPECT_EQ(s.max, 8.0);
 }
 
-TEST(SpreadOf, NoFiniteValuesGivesNaNSummary) {
+TEST(SpreadOf, AllFailedIsInfiniteAndOnlyEmptyIsNaN) {
   const Spread all_nan = spread_of({kNaN, kNaN});
-  EXPECT_EQ(all_nan.n, 0);
-  EXPECT_EQ(all_nan.non_finite, 2);
-  EXPECT_TRUE(std::isnan(all_nan.median));
-  EXPECT_TRUE(std::isnan(all_nan.min));
-  EXPECT_TRUE(std::isnan(all_nan.max));
+  EXPECT_EQ(all_nan.n, 2);
+  EXPECT_EQ(all_nan.failed, 2);
+  EXPECT_EQ(all_nan.median, kInf);
+  EXPECT_EQ(all_nan.min, kInf);
+  EXPECT_EQ(all_nan.max, kInf);
   const Spread empty = spread_of({});
   EXPECT_EQ(empty.n, 0);
-  EXPECT_EQ(empty.non_finite, 0);
+  EXPECT_EQ(empty.failed, 0);
   EXPECT_TRUE(std::isnan(empty.median));
+  EXPECT_TRUE(std::isnan(empty.min));
+  EXPECT_TRUE(std::isnan(empty.max));
 }
 
 // ---------------------------------------------------------------------------------------------

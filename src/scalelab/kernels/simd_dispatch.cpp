@@ -4,6 +4,7 @@
 #include <mutex>
 
 #include <dnnl.hpp>
+#include <hwy/highway.h>
 #include <hwy/targets.h>
 
 #include "scalelab/core/error.hpp"
@@ -86,6 +87,10 @@ void apply_simd_environment() {
     dnnl::set_max_cpu_isa(onednn_isa(onednn_isa_for(target)));
   });
   SL_CHECK(failure.empty(), failure);
+}
+
+std::string simd_library_version() {
+  return "Highway " + std::to_string(HWY_MAJOR) + "." + std::to_string(HWY_MINOR) + "." + std::to_string(HWY_PATCH);
 }
 
 }  // namespace scalelab

@@ -20,6 +20,8 @@ namespace scalelab {
 std::vector<std::string> simd_targets();
 // The target Highway dispatch uses now.
 std::string simd_target();
+// "Highway 1.0.3": the SIMD library the kernels were compiled against (the ledger's cache key).
+std::string simd_library_version();
 // The oneDNN max-ISA that goes with a Highway target (e.g. "AVX2" -> "avx2"; "AVX3_SPR" -> "all").
 std::string onednn_isa_for(const std::string& target);
 

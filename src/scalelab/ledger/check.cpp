@@ -4,6 +4,7 @@
 #include <atomic>
 #include <chrono>
 #include <exception>
+#include <functional>
 #include <filesystem>
 #include <iomanip>
 #include <map>
@@ -51,11 +52,12 @@ void prepare_out(const std::string& out) {
     write_file_atomically((dir / kMarker).string(), "written by scalelab check\n");
 }
 
+// A run to do in this round, and where its result goes: (claim, arm, slot) of every arm that
+// asked for it (runs shared between claims are one run).
 struct PendingRun {
   RunSpec spec;
   std::string key;    // spec.key(), computed once
   std::string claim;  // the first claim that needs it (for the progress line)
-  std::vector<std::tuple<size_t, size_t, size_t>> uses;  // (claim, arm, seed index)
   Json result;
 };
 
@@ -140,26 +142,173 @@ std::vector<std::string> parse_claim_ids(const std::string& list) {
 
 namespace {
 
-// The work queue's messages (tags): a worker asks for work, rank 0 assigns a pending-run index
-// ("" = no more work), the worker returns "index\nresult JSON" or its error.
+// The work queue's messages (tags): a worker asks for work, rank 0 assigns "index\nspec JSON" of
+// the current round ("" = no more work), the worker returns "index\nresult JSON" or its error.
 enum QueueTag : int { kAskWork = 1, kAssign = 2, kResult = 3, kFailed = 4 };
 
-// A rank other than 0: runs what rank 0 assigns until it says stop.
-void serve_work_queue(Comm& comm, const std::vector<PendingRun>& pending) {
+// A rank other than 0: runs what rank 0 assigns until it says stop. It needs no plan of its own:
+// the rounds of learning-rate tuning depend on results only rank 0 holds.
+void serve_work_queue(Comm& comm) {
   for (;;) {
     comm.send(0, kAskWork, "");
     const CommMessage m = comm.receive(0);
     if (m.bytes.empty()) return;
-    const size_t i = std::stoul(m.bytes);
-    SL_CHECK(i < pending.size(), "internal: rank 0 assigned run ", i, " of ", pending.size());
+    const size_t nl = m.bytes.find('\n');
+    const std::string index = m.bytes.substr(0, nl);
+    const RunSpec spec = spec_from_json(Json::parse(m.bytes.substr(nl + 1)));
     try {
-      const Json r = execute_run(pending[i].spec);
-      comm.send(0, kResult, std::to_string(i) + "\n" + r.dump());
+      // Sent as text: the result reaches rank 0 in its serialised form, as a fresh or cached one.
+      comm.send(0, kResult, index + "\n" + execute_run(spec).dump());
     } catch (const std::exception& e) {
-      comm.send(0, kFailed, pending[i].claim + " " + pending[i].spec.label + ": " + e.what());
+      comm.send(0, kFailed, spec.label + ": " + e.what());
     }
   }
 }
+
+// Runs one round's runs: `jobs` threads side by side, or under MPI a work queue served from this
+// thread (every MPI call stays on it) with one more thread running runs here. Workers that ask
+// while a round has nothing left wait for the next round; finish() releases them all.
+class RunQueue {
+ public:
+  using Done = std::function<void(PendingRun&, const Json&)>;
+  RunQueue(Comm& comm, bool parallel, int64_t jobs, std::ostream* progress, std::function<double()> elapsed)
+      : comm_(comm), parallel_(parallel), jobs_(jobs), progress_(progress), elapsed_(std::move(elapsed)) {}
+
+  void run(std::vector<PendingRun>& batch, const std::vector<size_t>& todo, const Done& done) {
+    if (todo.empty()) return;
+    std::atomic<size_t> next{0};
+    size_t finished = 0;
+    std::mutex mutex;
+    std::exception_ptr failure;
+    double run_seconds = 0, done_cost = 0, todo_cost = 0;
+    for (size_t i : todo) todo_cost += estimated_cost(batch[i].spec);
+    auto finish = [&](PendingRun& p, const Json& r, double took) {
+      done(p, r);
+      std::lock_guard<std::mutex> lock(mutex);
+      run_seconds += took;
+      done_cost += estimated_cost(p.spec);
+      ++finished;
+      if (progress_) {
+        // Seconds per unit of estimated cost so far, times the cost left in this round, over the jobs.
+        const double eta = run_seconds / done_cost * (todo_cost - done_cost) / double(jobs_);
+        *progress_ << "[check] " << p.claim << " " << p.spec.label << ": run " << finished << " of "
+                   << todo.size() << ", elapsed " << duration(elapsed_()) << ", round ETA "
+                   << duration(eta) << "\n" << std::flush;
+      }
+    };
+    auto failed = [&] {
+      std::lock_guard<std::mutex> lock(mutex);
+      return failure != nullptr;
+    };
+    auto worker = [&] {
+      for (;;) {
+        if (failed()) return;
+        const size_t k = next.fetch_add(1);
+        if (k >= todo.size()) return;
+        PendingRun& p = batch[todo[k]];
+        try {
+          const auto r0 = std::chrono::steady_clock::now();
+          const Json r = execute_run(p.spec);
+          finish(p, r, std::chrono::duration<double>(std::chrono::steady_clock::now() - r0).count());
+        } catch (...) {
+          std::lock_guard<std::mutex> lock(mutex);
+          if (!failure) failure = std::current_exception();
+          return;
+        }
+      }
+    };
+    if (!parallel_) {
+      std::vector<std::thread> threads;
+      for (int64_t j = 0; j < std::min<int64_t>(jobs_, int64_t(todo.size())); ++j) threads.emplace_back(worker);
+      for (std::thread& t : threads) t.join();
+      if (failure) std::rethrow_exception(failure);
+      return;
+    }
+    std::thread local(worker);
+    size_t in_flight = 0;
+    auto assign = [&](int rank) {
+      const size_t k = failed() ? todo.size() : next.fetch_add(1);
+      if (k >= todo.size()) return false;
+      comm_.send(rank, kAssign, std::to_string(todo[k]) + "\n" + spec_to_json(batch[todo[k]].spec).dump());
+      ++in_flight;
+      return true;
+    };
+    for (size_t i = 0; i < idle_.size();)  // workers left waiting by the previous round
+      if (assign(idle_[i])) idle_.erase(idle_.begin() + long(i));
+      else ++i;
+    for (;;) {
+      {
+        std::lock_guard<std::mutex> lock(mutex);
+        if (in_flight == 0 && (finished == todo.size() || failure)) break;
+      }
+      std::optional<CommMessage> m = comm_.try_receive();
+      if (!m) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+        continue;
+      }
+      if (m->tag == kAskWork) {
+        if (!assign(m->source)) idle_.push_back(m->source);
+      } else if (m->tag == kResult) {
+        --in_flight;
+        const size_t nl = m->bytes.find('\n');
+        const size_t i = std::stoul(m->bytes.substr(0, nl));
+        const Json r = Json::parse(m->bytes.substr(nl + 1));
+        finish(batch.at(i), r, r.value("seconds", 0.0));
+      } else if (m->tag == kFailed) {
+        --in_flight;
+        std::lock_guard<std::mutex> lock(mutex);
+        if (!failure) failure = std::make_exception_ptr(Error("rank " + std::to_string(m->source) + ": " + m->bytes));
+      }
+    }
+    local.join();
+    if (failure) {
+      std::string message;
+      try {
+        std::rethrow_exception(failure);
+      } catch (const std::exception& e) {
+        message = e.what();
+      }
+      release_workers();
+      throw_first_error(comm_, message);  // every rank ends with it
+    }
+  }
+
+  // No more rounds: tell every worker to stop (under MPI; nothing otherwise).
+  void finish() {
+    if (!parallel_) return;
+    release_workers();
+    throw_first_error(comm_, "");
+  }
+
+ private:
+  void release_workers() {
+    if (released_) return;
+    released_ = true;
+    for (int rank : idle_) comm_.send(rank, kAssign, "");
+    int serving = comm_.size() - 1 - int(idle_.size());
+    idle_.clear();
+    while (serving > 0) {
+      std::optional<CommMessage> m = comm_.try_receive();
+      if (!m) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+        continue;
+      }
+      if (m->tag == kAskWork) comm_.send(m->source, kAssign, ""), --serving;
+    }
+  }
+
+  Comm& comm_;
+  bool parallel_;
+  int64_t jobs_;
+  std::ostream* progress_;
+  std::function<double()> elapsed_;
+  std::vector<int> idle_;
+  bool released_ = false;
+};
+
+// A result as the cache and the other ranks hold it: every evaluation reads this form (non-finite
+// numbers become null), so a fresh run, a cached one and one from another rank give one verdict.
+Json serialised(const Json& result) { return Json::parse(result.dump()); }
 
 }  // namespace
 
@@ -192,153 +341,83 @@ CheckResult run_check(const CheckOptions& o) {
     runs.emplace_back(c->info, mode);
     c->plan(runs.back());
   }
-  std::map<std::string, size_t> index;
-  std::vector<PendingRun> pending;
-  for (size_t ci = 0; ci < runs.size(); ++ci) {
-    std::vector<Arm>& arms = runs[ci].arms();
-    for (size_t ai = 0; ai < arms.size(); ++ai) {
-      if (arms[ai].config.is_null()) continue;  // computed inline
-      arms[ai].results.assign(arms[ai].seeds.size(), Json());
-      for (size_t si = 0; si < arms[ai].seeds.size(); ++si) {
-        RunSpec spec = arms[ai].spec(si);
-        const std::string key = spec.key();
-        auto [it, fresh] = index.emplace(key, pending.size());
-        if (fresh) pending.push_back({std::move(spec), key, runs[ci].info().id, {}, {}});
-        pending[it->second].uses.emplace_back(ci, ai, si);
-      }
-    }
-  }
 
-  // Run (cache first).
   CheckResult result;
-  if (!root) {  // a worker rank: rank 0 owns the cache, the ledger and the report
-    serve_work_queue(comm, pending);
+  if (!root) {  // a worker rank: rank 0 owns the cache, the rounds, the ledger and the report
+    serve_work_queue(comm);
     throw_first_error(comm, "");  // rank 0's failure, if any, ends this rank too
     result.written = false;
     return result;
   }
+
+  // Run, in rounds: each round runs what the arms still need (a learning-rate sweep asks for its
+  // best rate's seeds only after its grid is done), once per distinct run, from the cache first.
   const RunCache cache((fs::path(o.out) / "cache").string());
-  std::vector<size_t> todo;
-  for (size_t i = 0; i < pending.size(); ++i) {
-    if (auto hit = cache.find(pending[i].key, progress)) {
-      pending[i].result = std::move(*hit);
-      ++result.cached_runs;
-    } else {
-      todo.push_back(i);
-    }
-  }
-  result.runs = static_cast<int64_t>(pending.size());
-  // Under MPI every rank runs one run at a time (rank 0 on a second thread beside the queue).
   const int64_t jobs = parallel ? comm.size()
                        : o.jobs > 0 ? o.jobs
                                     : std::max<int64_t>(1, int64_t(std::thread::hardware_concurrency()));
   if (progress) {
-    *progress << "scalelab check: " << claims.size() << " claim(s), " << pending.size()
-                << " run(s) (" << result.cached_runs << " cached), " << jobs << " job(s)"
-                << (parallel ? " (" + std::to_string(comm.size()) + " MPI ranks, one run each at a time)" : "")
-                << ", " << (mode.quick ? "quick" : "full") << " mode\n";
+    *progress << "scalelab check: " << claims.size() << " claim(s), " << jobs << " job(s)"
+              << (parallel ? " (" + std::to_string(comm.size()) + " MPI ranks, one run each at a time)" : "")
+              << ", " << (mode.quick ? "quick" : "full") << " mode\n";
     if (parallel && o.jobs > 1) *progress << "note: --jobs is ignored under MPI: -np sets the runs side by side\n";
   }
-  std::atomic<size_t> next{0};
-  std::atomic<size_t> finished{0};
-  std::mutex mutex;
-  std::exception_ptr failure;
-  double run_seconds = 0, done_cost = 0, todo_cost = 0;
-  for (size_t i : todo) todo_cost += estimated_cost(pending[i].spec);
-  // A finished run (here or on another rank): cached, kept, counted.
-  auto finish = [&](PendingRun& p, Json r, double took) {
-    cache.store(p.key, p.claim + " " + p.spec.label, r);
-    p.result = std::move(r);
-    std::lock_guard<std::mutex> lock(mutex);
-    run_seconds += took;
-    done_cost += estimated_cost(p.spec);
-    const size_t done = ++finished;
-    if (progress) {
-      // Seconds per unit of estimated cost so far, times the cost left, over the jobs.
-      const double eta = run_seconds / done_cost * (todo_cost - done_cost) / double(jobs);
-      *progress << "[check] " << p.claim << " " << p.spec.label << ": run " << done << " of "
-                << todo.size() << ", elapsed " << duration(elapsed()) << ", ETA "
-                << duration(eta) << "\n" << std::flush;
-    }
-  };
-  auto worker = [&] {
-    for (;;) {
-      {
-        std::lock_guard<std::mutex> lock(mutex);
-        if (failure) return;
-      }
-      const size_t k = next.fetch_add(1);
-      if (k >= todo.size()) return;
-      PendingRun& p = pending[todo[k]];
-      try {
-        const auto r0 = std::chrono::steady_clock::now();
-        Json r = execute_run(p.spec);
-        finish(p, std::move(r), std::chrono::duration<double>(std::chrono::steady_clock::now() - r0).count());
-      } catch (...) {
-        std::lock_guard<std::mutex> lock(mutex);
-        if (!failure) failure = std::current_exception();
-        return;
-      }
-    }
-  };
-  if (!parallel) {
-    std::vector<std::thread> threads;
-    for (int64_t j = 0; j < std::min<int64_t>(jobs, int64_t(todo.size())); ++j) threads.emplace_back(worker);
-    for (std::thread& t : threads) t.join();
-  } else {
-    // This thread serves the queue (every MPI call stays on it); one more thread runs runs here.
-    std::thread local(worker);
-    int serving = comm.size() - 1;
-    while (serving > 0) {
-      std::optional<CommMessage> m = comm.try_receive();
-      if (!m) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(2));
-        continue;
-      }
-      if (m->tag == kAskWork) {
-        bool failed;
-        {
-          std::lock_guard<std::mutex> lock(mutex);
-          failed = failure != nullptr;
+  std::map<std::string, Json> done;  // key -> serialised result
+  RunQueue queue(comm, parallel, jobs, progress, elapsed);
+  for (int round = 1;; ++round) {
+    std::vector<PendingRun> batch;
+    std::map<std::string, size_t> in_batch;
+    for (size_t ci = 0; ci < runs.size(); ++ci) {
+      for (Arm& arm : runs[ci].arms()) {
+        for (;;) {  // deliver what is done until the arm waits for runs not yet done
+          const std::vector<RunSlot> want = arm.next_runs(mode.quick);
+          bool delivered = false;
+          for (const RunSlot& slot : want) {
+            RunSpec spec = arm.spec_at(slot);
+            const std::string key = spec.key();
+            if (auto it = done.find(key); it != done.end()) {
+              arm.deliver(slot, it->second);
+              delivered = true;
+            } else if (in_batch.emplace(key, batch.size()).second) {
+              batch.push_back({std::move(spec), key, runs[ci].info().id, {}});
+            }
+          }
+          if (!delivered) break;
         }
-        const size_t k = failed ? todo.size() : next.fetch_add(1);
-        if (k >= todo.size()) {
-          comm.send(m->source, kAssign, "");
-          --serving;
-        } else {
-          comm.send(m->source, kAssign, std::to_string(todo[k]));
-        }
-      } else if (m->tag == kResult) {
-        const size_t nl = m->bytes.find('\n');
-        const size_t i = std::stoul(m->bytes.substr(0, nl));
-        Json r = Json::parse(m->bytes.substr(nl + 1));
-        const double took = r.value("seconds", 0.0);
-        finish(pending.at(i), std::move(r), took);
-      } else if (m->tag == kFailed) {
-        std::lock_guard<std::mutex> lock(mutex);
-        if (!failure) failure = std::make_exception_ptr(Error("rank " + std::to_string(m->source) + ": " + m->bytes));
       }
     }
-    local.join();
-    std::string message;
-    if (failure) {
-      try {
-        std::rethrow_exception(failure);
-      } catch (const std::exception& e) {
-        message = e.what();
+    if (batch.empty()) break;
+    std::vector<size_t> todo;
+    for (size_t i = 0; i < batch.size(); ++i) {
+      if (auto hit = cache.find(batch[i].key, progress)) {
+        batch[i].result = serialised(*hit);
+        ++result.cached_runs;
+      } else {
+        todo.push_back(i);
       }
     }
-    throw_first_error(comm, message);  // every rank ends with it
+    result.runs += static_cast<int64_t>(batch.size());
+    if (progress)
+      *progress << "[check] round " << round << ": " << batch.size() << " run(s) ("
+                << batch.size() - todo.size() << " cached)\n" << std::flush;
+    queue.run(batch, todo, [&](PendingRun& p, const Json& r) {
+      p.result = serialised(r);
+      cache.store(p.key, p.claim + " " + p.spec.label, p.result);
+    });
+    for (PendingRun& p : batch) done[p.key] = std::move(p.result);
   }
-  if (failure) std::rethrow_exception(failure);
-  for (PendingRun& p : pending)
-    for (auto [ci, ai, si] : p.uses) runs[ci].arms()[ai].results[si] = p.result;
+  queue.finish();
 
   // Evaluate and write.
   Json summaries = Json::array();
   for (size_t ci = 0; ci < runs.size(); ++ci) {
     const auto e0 = std::chrono::steady_clock::now();
-    const Verdict v = claims[ci]->evaluate(runs[ci]);
+    const Verdict v = runs[ci].checked_for_lr_edges(claims[ci]->evaluate(runs[ci]));
+    if (runs[ci].has_tuned_arms() && !runs[ci].learning_rate_is_subject()) {
+      ClaimRun shared = runs[ci].at_shared_rates();
+      const Verdict sv = claims[ci]->evaluate(shared);
+      runs[ci].set_sensitivity(sv, shared);
+    }
     const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - e0).count();
     const Json record = runs[ci].to_json(v, took);
     const std::string id = runs[ci].info().id;

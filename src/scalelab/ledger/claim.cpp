@@ -1,5 +1,6 @@
 #include "scalelab/ledger/claim.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <iomanip>
 #include <sstream>
@@ -17,6 +18,97 @@ std::vector<int64_t> LedgerMode::seeds(int64_t n) const {
 RunSpec Arm::spec(size_t i) const {
   return {.kind = kind, .config = config, .seed = seeds.at(i), .options = options,
           .label = name + " seed " + std::to_string(seeds.at(i))};
+}
+
+RunSpec Arm::spec_at(const RunSlot& slot) const {
+  RunSpec s = spec(slot.seed_index);
+  if (!std::isnan(slot.lr)) {
+    s.config["train"]["lr"] = slot.lr;
+    s.label = name + " lr " + fmt(slot.lr) + " seed " + std::to_string(seeds.at(slot.seed_index));
+  }
+  return s;
+}
+
+std::vector<RunSlot> Arm::next_runs(bool quick) {
+  std::vector<RunSlot> want;
+  if (config.is_null()) return want;  // computed inline
+  if (!tuned()) {
+    results.resize(seeds.size());
+    for (size_t i = 0; i < seeds.size(); ++i)
+      if (results[i].is_null()) want.push_back({NAN, i});
+    return want;
+  }
+  if (grid.empty()) {
+    shared_lr = config["train"]["lr"].get<double>();
+    grid = lr_grid(shared_lr, quick);
+  }
+  auto result = [&](double lr, size_t i) -> const Json& {
+    std::vector<Json>& v = by_lr[lr];
+    v.resize(seeds.size());
+    return v[i];
+  };
+  // 1. Seed 1 (or every seed) at every rate of the grid.
+  const size_t sweep_seeds = lr_rank_all_seeds ? seeds.size() : 1;
+  for (double lr : grid)
+    for (size_t i = 0; i < sweep_seeds; ++i)
+      if (result(lr, i).is_null()) want.push_back({lr, i});
+  if (!want.empty()) return want;
+  // 2. The best rate, the grid grown past an edge while it may (failed seeds rank worst).
+  std::map<double, double> loss;
+  for (double lr : grid) {
+    std::vector<double> v;
+    for (size_t i = 0; i < sweep_seeds; ++i) v.push_back(final_valid_nll(result(lr, i)));
+    loss[lr] = median_of(v);
+  }
+  lr_choice = choose_lr(loss, lr_extensions);
+  if (lr_choice.extend) {
+    grid.push_back(*lr_choice.extend);
+    std::sort(grid.begin(), grid.end());
+    ++lr_extensions;
+    for (size_t i = 0; i < sweep_seeds; ++i) want.push_back({*lr_choice.extend, i});
+    return want;
+  }
+  // 3. Every seed at the chosen rate and at the shared one.
+  for (double lr : {lr_choice.best, shared_lr})
+    for (size_t i = 0; i < seeds.size(); ++i)
+      if (result(lr, i).is_null()) want.push_back({lr, i});
+  if (want.empty()) {
+    results = by_lr[lr_choice.best];
+    shared_results = by_lr[shared_lr];
+  }
+  return want;
+}
+
+void Arm::deliver(const RunSlot& slot, const Json& result) {
+  if (std::isnan(slot.lr)) {
+    results.resize(seeds.size());
+    results.at(slot.seed_index) = result;
+  } else {
+    std::vector<Json>& v = by_lr[slot.lr];
+    v.resize(seeds.size());
+    v.at(slot.seed_index) = result;
+  }
+}
+
+Json Arm::lr_sweep_json() const {
+  if (!tuned()) return nullptr;
+  Json rates = Json::array();
+  for (double lr : grid) {
+    // Per seed: the final valid loss, null where the seed did not run at this rate or failed.
+    Json per_seed = Json::array();
+    int64_t run = 0, failed = 0;
+    auto it = by_lr.find(lr);
+    if (it != by_lr.end())
+      for (const Json& r : it->second) {
+        const double l = r.is_null() ? NAN : final_valid_nll(r);
+        run += !r.is_null();
+        failed += !r.is_null() && !std::isfinite(l);
+        per_seed.push_back(std::isfinite(l) ? Json(l) : Json(nullptr));
+      }
+    rates.push_back({{"lr", lr}, {"final_valid_loss", per_seed}, {"runs", run}, {"failed", failed}});
+  }
+  return {{"shared_lr", shared_lr}, {"chosen_lr", lr_choice.best}, {"interior", lr_choice.interior},
+          {"extensions", lr_extensions}, {"rates", rates}};
 }
 
 Arm& ClaimRun::add_arm(const std::string& name, RunKind kind, Json config,
@@ -51,15 +143,66 @@ Spread ClaimRun::measure(const std::string& name, const std::string& arm, const 
   Json values = Json::array();
   for (double v : per_seed) values.push_back(std::isfinite(v) ? Json(v) : Json(nullptr));
   auto num = [](double v) { return std::isfinite(v) ? Json(v) : Json(nullptr); };
+  // A failed value is stored as null and counted; median/min/max rank it as +inf ("inf" when it
+  // decides them: JSON has no infinity).
+  auto stat = [&](double v) { return std::isnan(v) ? Json(nullptr) : std::isfinite(v) ? Json(v) : Json("inf"); };
   measurements_.push_back({{"name", name}, {"arm", arm}, {"x", x}, {"unit", unit},
-                           {"values", values}, {"median", num(s.median)}, {"min", num(s.min)},
-                           {"max", num(s.max)}});
+                           {"values", values}, {"failed", s.failed}, {"median", stat(s.median)},
+                           {"min", stat(s.min)}, {"max", stat(s.max)}});
   return s;
 }
 
 void ClaimRun::key_number(const std::string& label, double value, const std::string& unit) {
   key_number_ = {{"label", label}, {"value", std::isfinite(value) ? Json(value) : Json(nullptr)},
                  {"unit", unit}, {"text", fmt(value) + (unit.empty() ? "" : " " + unit)}};
+}
+
+namespace {
+Json cases_json(const Verdict& v) {
+  return {{"held_on", v.held_on}, {"failed_on", v.failed_on}, {"undecided_on", v.undecided_on}, {"tested", v.tested}};
+}
+Json parts_json(const Verdict& v) {
+  Json parts = Json::array();
+  for (const Part& p : v.parts)
+    parts.push_back({{"name", p.name}, {"statement", p.statement}, {"verdict", verdict_name(p.verdict.kind)},
+                     {"condition", p.verdict.condition}, {"reason", p.verdict.reason},
+                     {"sentence", p.verdict.sentence}, {"cases", cases_json(p.verdict)}, {"arms", p.arms}});
+  return parts;
+}
+}  // namespace
+
+Verdict ClaimRun::checked_for_lr_edges(Verdict v) const {
+  if (lr_subject_) return v;
+  std::string edges;
+  for (const Arm& a : arms_)
+    if (a.tuned() && !a.lr_choice.interior)
+      edges += (edges.empty() ? "" : "; ") + a.name + " (best " + fmt(a.lr_choice.best) + " of " +
+               fmt(a.grid.front()) + " to " + fmt(a.grid.back()) + ")";
+  if (edges.empty()) return v;
+  Verdict out = Verdict::not_testable(
+      "a compared arm's best learning rate is on the edge of its grid, which could not grow further, so it is not an optimum: " + edges,
+      v.sentence);
+  out.parts = v.parts;
+  return out;
+}
+
+bool ClaimRun::has_tuned_arms() const {
+  return std::any_of(arms_.begin(), arms_.end(), [](const Arm& a) { return a.tuned(); });
+}
+
+ClaimRun ClaimRun::at_shared_rates() const {
+  ClaimRun copy(info_, mode_);
+  copy.arms_ = arms_;
+  for (Arm& a : copy.arms_)
+    if (a.tuned()) a.results = a.shared_results;
+  copy.thresholds_ = thresholds_;
+  return copy;
+}
+
+void ClaimRun::set_sensitivity(const Verdict& v, const ClaimRun& shared) {
+  sensitivity_ = {{"what", "every tuned arm at the ledger's shared learning rate instead of its own best"},
+                  {"verdict", verdict_name(v.kind)}, {"condition", v.condition}, {"reason", v.reason},
+                  {"sentence", v.sentence}, {"key_number", shared.key_number_}};
 }
 
 Json ClaimRun::to_json(const Verdict& v, double seconds) const {
@@ -73,6 +216,7 @@ Json ClaimRun::to_json(const Verdict& v, double seconds) const {
       j["kind"] = run_kind_name(a.kind);
       j["config"] = a.config;
       if (!a.options.empty()) j["options"] = a.options;
+      if (a.tuned()) j["lr_sweep"] = a.lr_sweep_json();
     }
     arms.push_back(std::move(j));
   }
@@ -91,6 +235,9 @@ Json ClaimRun::to_json(const Verdict& v, double seconds) const {
           {"verdict", verdict_name(v.kind)},
           {"condition", v.condition},
           {"reason", v.reason},
+          {"cases", cases_json(v)},
+          {"parts", parts_json(v)},
+          {"sensitivity", sensitivity_},
           {"provisional", mode_.quick},
           {"sentence", v.sentence},
           {"key_number", key_number_},

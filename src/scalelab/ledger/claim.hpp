@@ -8,12 +8,14 @@
 // once each (runs shared between claims are one run) and from the cache when possible. The record
 // a ClaimRun builds is the claim's JSON (docs/ledger.md, "Claim record").
 #pragma once
+#include <cmath>
 #include <functional>
 #include <map>
 #include <string>
 #include <vector>
 
 #include "scalelab/core/config_section.hpp"
+#include "scalelab/ledger/lr_tuning.hpp"
 #include "scalelab/ledger/runs.hpp"
 #include "scalelab/ledger/stats.hpp"
 #include "scalelab/ledger/verdict.hpp"
@@ -27,15 +29,44 @@ struct LedgerMode {
   std::vector<int64_t> seeds(int64_t n) const;  // 1..n
 };
 
+// Where a run's result goes in its arm: a seed, at a learning rate (NaN: the arm's own config).
+struct RunSlot {
+  double lr = NAN;
+  size_t seed_index = 0;
+};
+
 struct Arm {
   std::string name;
   RunKind kind = RunKind::train;
   Json config;                 // resolved run config
   std::vector<int64_t> seeds;
   Json options = Json::object();
-  std::vector<Json> results = {};  // one per seed, filled by the runner
+  // Training arms run at their own best learning rate (lr_tuning.hpp) unless the claim's subject is
+  // the learning rate itself (B3's sweep), which sets this false.
+  bool tune_lr = true;
+  // Rank the rates by the median over every seed (each rate runs all seeds) instead of seed 1:
+  // for B3, where the best rate itself is the measurement.
+  bool lr_rank_all_seeds = false;
+  std::vector<Json> results = {};  // one per seed, filled by the runner (tuned: at the chosen rate)
 
+  // Tuned arms only, filled by the runner: the shared rate (the arm's config), the rates tried on
+  // seed 1, every result by rate, and the choice.
+  double shared_lr = 0;
+  std::vector<double> grid;
+  std::map<double, std::vector<Json>> by_lr;
+  LrChoice lr_choice;
+  int lr_extensions = 0;
+  std::vector<Json> shared_results = {};  // every seed at the shared rate (sensitivity)
+
+  bool tuned() const { return tune_lr && kind == RunKind::train && !config.is_null(); }
   RunSpec spec(size_t seed_index) const;
+  RunSpec spec_at(const RunSlot& slot) const;
+  // The runs this arm still needs, given what it has (the runner asks again after delivering);
+  // empty when its results are complete.
+  std::vector<RunSlot> next_runs(bool quick);
+  void deliver(const RunSlot& slot, const Json& result);
+  // The sweep as JSON for the claim record (null for an untuned arm).
+  Json lr_sweep_json() const;
 };
 
 struct ClaimInfo {
@@ -69,6 +100,19 @@ class ClaimRun {
 
   Json to_json(const Verdict& verdict, double seconds) const;
 
+  // Learning rates (lr_tuning.hpp): the same claim with every tuned arm's results at the shared
+  // rate, evaluated for the record's "sensitivity" (the comparison as it reads without tuning).
+  bool has_tuned_arms() const;
+  // The claim's subject is the learning rate (B3): no sensitivity record, and its evaluation reads
+  // the grid's edges itself.
+  void learning_rate_is_the_subject() { lr_subject_ = true; }
+  bool learning_rate_is_subject() const { return lr_subject_; }
+  // A verdict that compares a tuned arm whose best rate is on the grid's edge (not an optimum)
+  // becomes "not testable here", naming the arm; others pass unchanged.
+  Verdict checked_for_lr_edges(Verdict v) const;
+  ClaimRun at_shared_rates() const;
+  void set_sensitivity(const Verdict& verdict, const ClaimRun& shared);
+
  private:
   ClaimInfo info_;
   LedgerMode mode_;
@@ -76,6 +120,8 @@ class ClaimRun {
   std::map<std::string, double> thresholds_;
   Json measurements_ = Json::array(), plots_ = Json::array(), facts_ = Json::object();
   Json key_number_ = nullptr;
+  Json sensitivity_ = nullptr;
+  bool lr_subject_ = false;
 };
 
 struct Claim {

@@ -36,23 +36,32 @@ Claim e7() {
   c.evaluate = [](ClaimRun& r) {
     const std::vector<std::string> names = {"fixed sqrt(d)", "learned, init sqrt(d)", "learned, init 1"};
     plot_loss_curves(r, "E7-loss", "Training loss: fixed vs learned embedding scale", names);
-    std::vector<double> tails;
-    for (const Json& res : r.arm(names[0]).results) tails.push_back(tail_mean(loss_curve(res)));
-    const double target = 1.05 * median_of(tails);
-    r.fact("target_loss", target);
-    std::vector<criteria::ConvergenceArm> arms;
-    for (const std::string& n : names) {
-      const Spread f = record_final(r, n);
-      const auto steps = per_seed(r.arm(n), [&](const Json& res) { return steps_to(loss_curve(res), target); });
-      std::vector<double> reached;
-      for (double s : steps) reached.push_back(s < 0 ? INFINITY : s);
-      const double med = median_of(reached);
-      r.measure("steps to target loss", n, nullptr, "steps", steps);
-      arms.push_back({n, f.median, std::isfinite(med) ? med : -1});
-      r.fact("final_" + std::to_string(arms.size()), f.median);
+    const Arm& fixed = r.arm(names[0]);
+    for (const std::string& n : names) record_final(r, n);
+    // Per seed, the target is 1.05x the fixed arm's own late training loss (paired).
+    std::vector<double> targets, fixed_steps;
+    for (const Json& res : fixed.results) {
+      targets.push_back(1.05 * tail_mean(loss_curve(res)));
+      const double s = steps_to(loss_curve(res), targets.back());
+      fixed_steps.push_back(s < 0 ? NAN : s);
     }
-    r.key_number("final valid loss, learned (init 1) − fixed", arms[2].final_loss - arms[0].final_loss, "nats");
-    return criteria::learnable_scale(arms[0], {arms[1], arms[2]});
+    r.fact("target_loss", median_of(targets));
+    r.measure("steps to target loss", fixed.name, nullptr, "steps", fixed_steps);
+    std::vector<criteria::LearnedArm> learned;
+    for (size_t i = 1; i < names.size(); ++i) {
+      const Arm& a = r.arm(names[i]);
+      std::vector<double> ratio;
+      for (size_t k = 0; k < a.results.size(); ++k) {
+        const double s = steps_to(loss_curve(a.results[k]), targets[k]);
+        ratio.push_back(std::isnan(fixed_steps[k]) ? NAN : s < 0 ? INFINITY : s / fixed_steps[k]);
+      }
+      r.measure("steps to target, over the fixed arm's", a.name, nullptr, "", ratio);
+      learned.push_back({i == 1 ? "the learned scale starts at sqrt(d)" : "the learned scale starts at 1",
+                         paired_finals(a, fixed), ratio});
+      r.measure("final loss minus the fixed arm's", a.name, nullptr, "nats", criteria::paired_differences(learned.back().final_loss));
+    }
+    r.key_number("final valid loss, learned (init 1) − fixed", median_of(criteria::paired_differences(learned[1].final_loss)), "nats");
+    return criteria::learnable_scale(learned);
   };
   return c;
 }
@@ -71,11 +80,11 @@ struct Setting {
 };
 const std::vector<Setting> kSettings = {{"adam", false}, {"adam", true}, {"sgd", false}, {"sgd", true}};
 
-// Paired comparison of two parametrisations in each setting: init logits and final losses.
+// Paired comparison of two parametrisations in each setting: init logits and the training runs.
 std::vector<criteria::Equivalence> equivalences(ClaimRun& r, const std::string& a_prefix,
                                                 const std::string& b_prefix) {
   std::vector<criteria::Equivalence> out;
-  Json bars = {{"id", r.info().id + "-gap"}, {"title", "Final valid loss: |difference| / loss, paired seeds"},
+  Json bars = {{"id", r.info().id + "-gap"}, {"title", "Largest paired loss gap over the curve and the end, median over seeds"},
                {"kind", "bars"}, {"x_label", "setting"}, {"y_label", "relative difference"},
                {"cols", Json::array()}, {"series", Json::array()}};
   Json pts = Json::array();
@@ -83,20 +92,19 @@ std::vector<criteria::Equivalence> equivalences(ClaimRun& r, const std::string& 
     const Setting& s = kSettings[i];
     const Arm& a = r.arm(a_prefix + ", " + s.name());
     const Arm& b = r.arm(b_prefix + ", " + s.name());
-    std::vector<double> init, train;
-    for (size_t k = 0; k < a.seeds.size(); ++k) {
+    std::vector<double> init;
+    for (size_t k = 0; k < a.seeds.size(); ++k)
       init.push_back(relative_difference(tensor_at_init(a.config, a.seeds[k], 32, InitTensor::logits),
                                          tensor_at_init(b.config, b.seeds[k], 32, InitTensor::logits)));
-      const double la = final_valid_nll(a.results[k]), lb = final_valid_nll(b.results[k]);
-      train.push_back(std::abs(la - lb) / la);
-    }
-    const Spread si = r.measure("init logits max |Δ| / max |logits|", s.name(), nullptr, "", init);
-    const Spread st = r.measure("final valid loss |Δ| / loss", s.name(), nullptr, "", train);
+    const std::vector<double> gaps = run_gaps(b, a);
+    r.measure("init logits max |Δ| / max |logits|", s.name(), nullptr, "", init);
+    r.measure("largest loss gap over the curve and the end", s.name(), nullptr, "", gaps);
     record_final(r, a.name);
     record_final(r, b.name);
-    out.push_back({s.name(), si.max, st.median});
+    r.fact("baseline_seed_spread_" + s.name(), relative_spread(per_seed(a, final_valid_nll)));
+    out.push_back({s.name(), init, gaps});
     bars["cols"].push_back(s.name());
-    pts.push_back(band_point(double(i), train));
+    pts.push_back(band_point(double(i), gaps));
   }
   bars["series"].push_back({{"label", "median over seeds"}, {"points", pts}});
   r.plot(bars);
@@ -129,8 +137,8 @@ Claim e8() {
     const auto eq = equivalences(r, "explicit ×sqrt(d)", "folded into init");
     plot_loss_curves(r, "E8-loss", "Adam, untied: explicit scale vs folded into the init",
                 {"explicit ×sqrt(d), Adam, untied", "folded into init, Adam, untied"});
-    for (const auto& e : eq) r.fact("init_diff_" + e.setting, e.init_rel_diff), r.fact("train_diff_" + e.setting, e.train_rel_diff);
-    r.key_number("final loss gap, Adam untied", eq[0].train_rel_diff);
+    for (const auto& e : eq) r.fact("train_gap_" + e.setting, median_of(e.train_gap));
+    r.key_number("largest loss gap, Adam untied", median_of(eq[0].train_gap));
     return criteria::reparametrisation(eq, "Folding ×sqrt(d) into the embedding init");
   };
   return c;
@@ -168,22 +176,23 @@ Claim e9() {
     for (const char* pos : {"sinusoidal", "rope"}) {
       const Arm& a = r.arm(std::string("LayerNorm, ") + pos + ", ×1");
       const Arm& b = r.arm(std::string("LayerNorm, ") + pos + ", ×sqrt_d");
-      std::vector<double> init, train;
-      for (size_t k = 0; k < a.seeds.size(); ++k) {
+      std::vector<double> init;
+      for (size_t k = 0; k < a.seeds.size(); ++k)
         init.push_back(relative_difference(tensor_at_init(a.config, a.seeds[k], 32, InitTensor::encoder_input),
                                            tensor_at_init(b.config, b.seeds[k], 32, InitTensor::encoder_input)));
-        train.push_back(std::abs(final_valid_nll(a.results[k]) - final_valid_nll(b.results[k])) / final_valid_nll(a.results[k]));
-      }
-      const Spread si = r.measure("layer-0 input |Δ| / max, ×1 vs ×sqrt(d)", pos, nullptr, "", init);
-      const Spread st = r.measure("final loss |Δ| / loss, ×1 vs ×sqrt(d)", pos, nullptr, "", train);
-      cases.push_back({pos, si.max, st.median});
-      r.fact(std::string("init_diff_") + pos, si.max);
+      const std::vector<double> gaps = run_gaps(b, a);
+      r.measure("layer-0 input |Δ| / max, ×1 vs ×sqrt(d)", pos, nullptr, "", init);
+      r.measure("largest loss gap over the curve and the end, ×1 vs ×sqrt(d)", pos, nullptr, "", gaps);
+      cases.push_back({std::string(pos) == "rope" ? "positions are RoPE (nothing added before the norm)"
+                                                 : "sinusoidal positions are added before the norm",
+                       init, gaps});
+      r.fact(std::string("init_diff_") + pos, spread_of(init).max);
     }
     for (const Arm& a : r.arms()) record_final(r, a.name);
     plot_loss_curves(r, "E9-loss", "Training loss with and without the embedding LayerNorm (sinusoidal positions)",
                 {"LayerNorm, sinusoidal, ×1", "LayerNorm, sinusoidal, ×sqrt_d", "no LayerNorm, sinusoidal, ×1",
                  "no LayerNorm, sinusoidal, ×sqrt_d"});
-    r.key_number("layer-0 input change ×1 vs ×sqrt(d), sinusoidal + LayerNorm", cases[0].init_rel_diff);
+    r.key_number("layer-0 input change ×1 vs ×sqrt(d), sinusoidal + LayerNorm", spread_of(cases[0].init_rel_diff).max);
     return criteria::layernorm_absorbs(cases);
   };
   return c;
@@ -221,6 +230,8 @@ Claim e10() {
       std::vector<double> a, b;
       for (const auto& p : grad_norm_curve(s.results[k])) a.push_back(p.second);
       for (const auto& p : grad_norm_curve(u.results[k])) b.push_back(p.second);
+      if (diverged(s.results[k])) a = {NAN};  // a failed run's gradient norms rank as its worst
+      if (diverged(u.results[k])) b = {NAN};
       gs.push_back(median_of(a));
       gu.push_back(median_of(b));
       gratio.push_back(gs.back() / gu.back());
@@ -233,7 +244,7 @@ Claim e10() {
     r.measure("loss roughness", "×sqrt_d", nullptr, "", rs);
     r.measure("loss roughness", "×1", nullptr, "", ru);
     const double g = r.measure("grad norm ratio with / without", "paired", nullptr, "", gratio).median;
-    const double rough = r.measure("roughness ratio without / with", "paired", nullptr, "", rratio).median;
+    r.measure("roughness ratio without / with", "paired", nullptr, "", rratio);
     record_final(r, "×sqrt_d");
     record_final(r, "×1");
     plot_loss_curves(r, "E10-loss", "Training loss, 6-layer Post-LN, N(0,1) embeddings", {"×sqrt_d", "×1"});
@@ -243,7 +254,9 @@ Claim e10() {
     r.fact("grad_norm_scaled", median_of(gs));
     r.fact("grad_norm_unscaled", median_of(gu));
     r.key_number("grad norm ratio with / without ×sqrt(d)", g);
-    return criteria::removal_oscillates(g, rough);
+    const int64_t layers = s.config["model"]["encoder_layers"].get<int64_t>();
+    return criteria::removal_oscillates(std::to_string(layers) + "+" + std::to_string(layers) +
+                                            "-layer Post-LN, N(0, 1) embeddings", gratio, rratio);
   };
   return c;
 }
@@ -284,7 +297,7 @@ Claim e11() {
     const double sigma = r.arm("init, ×1").config["model"]["embedding"]["init_std"].get<double>();
     const double eps = r.arm("init, ×1").config["model"]["norm_eps"].get<double>();
     std::vector<criteria::ScaleCase> cases;
-    Json bars = {{"id", "E11-variance"}, {"title", "Var(logits) of layer 0 at init, relative to scale 1"},
+    Json bars = {{"id", "E11-variance"}, {"title", "Var(logits) of layer 0 at init, relative to scale 1, median over seeds"},
                  {"kind", "bars"}, {"x_label", "embedding scale"}, {"y_label", "Var / Var(scale 1)"},
                  {"cols", Json::array()}, {"series", Json::array()}};
     Json pts = Json::array();
@@ -293,22 +306,28 @@ Claim e11() {
       const auto v = var(scale);
       std::vector<double> rel;
       for (size_t k = 0; k < v.size(); ++k) rel.push_back(v[k] / base[k]);
-      const Spread s = r.measure("Var(logits) / Var at ×1", std::string("init, ×") + scale, nullptr, "", rel);
+      const Spread sp = r.measure("Var(logits) / Var at ×1", std::string("init, ×") + scale, nullptr, "", rel);
       const double sv = std::string(scale) == "inv_d" ? 1.0 / d : std::string(scale) == "1" ? 1.0 : std::sqrt(d);
-      cases.push_back({scale, std::abs(s.median - 1.0), sv * sigma});
-      r.fact(std::string("rel_change_") + scale, std::abs(s.median - 1.0));
-      bars["cols"].push_back(scale);
+      const std::string words = std::string(scale) == "inv_d" ? "1/d" : std::string(scale) == "1" ? "1" : "sqrt(d)";
+      // The (s·σ)² entering the norm beside its eps: the measured input the condition is about.
+      if (std::string(scale) != "1")
+        cases.push_back({"s = " + words + " ((s·σ)² = " + fmt(sv * sigma * sv * sigma) + ", norm eps " + fmt(eps) + ")", rel});
+      r.fact(std::string("rel_change_") + scale, std::abs(sp.median - 1.0));
+      r.fact(std::string("input_mean_square_") + scale, sv * sigma * sv * sigma);
+      bars["cols"].push_back(words);
       pts.push_back(band_point(i++, rel));
     }
     bars["series"].push_back({{"label", "median over seeds"}, {"points", pts}});
     r.plot(bars);
     record_final(r, "train, ×1");
     record_final(r, "train, ×sqrt_d");
+    const std::vector<double> gaps = run_gaps(r.arm("train, ×sqrt_d"), r.arm("train, ×1"));
+    r.measure("largest loss gap over the curve and the end, ×sqrt(d) vs ×1", "paired", nullptr, "", gaps);
     plot_loss_curves(r, "E11-loss", "Training loss, LLaMA-style (RoPE, Pre-RMSNorm)", {"train, ×1", "train, ×sqrt_d"});
     r.fact("final_scale_1", median_final(r.arm("train, ×1")));
     r.fact("final_scale_sqrt_d", median_final(r.arm("train, ×sqrt_d")));
-    r.key_number("logit variance change at s = 1/d", cases[0].rel_change);
-    return criteria::rope_rmsnorm_invariance(cases, eps);
+    r.key_number("logit variance change at s = 1/d", std::abs(median_of(cases[0].var_ratio) - 1.0));
+    return criteria::rope_rmsnorm_invariance(cases, "s = sqrt(d) against s = 1", gaps);
   };
   return c;
 }
@@ -333,17 +352,17 @@ Claim e12() {
     r.threshold("broken_factor", criteria::kBrokenFactor);
   };
   c.evaluate = [](ClaimRun& r) {
-    const double base = median_final(r.arm("×sqrt_d"));
     for (const char* a : {"×sqrt_d", "×d", "×inv_d"}) record_final(r, a);
-    const double d = median_final(r.arm("×d")), inv = median_final(r.arm("×inv_d"));
-    const bool d_broken = criteria::broken(d, base, any_diverged(r.arm("×d")));
-    const bool inv_broken = criteria::broken(inv, base, any_diverged(r.arm("×inv_d")));
+    const criteria::PairedRuns times_d = paired_finals(r.arm("×d"), r.arm("×sqrt_d"));
+    const criteria::PairedRuns over_d = paired_finals(r.arm("×inv_d"), r.arm("×sqrt_d"));
+    const Spread td = r.measure("final loss over ×sqrt(d)", "×d", nullptr, "", criteria::paired_ratios(times_d));
+    const Spread od = r.measure("final loss over ×sqrt(d)", "×inv_d", nullptr, "", criteria::paired_ratios(over_d));
     plot_loss_curves(r, "E12-loss", "Training loss at embedding scales sqrt(d), d, 1/d (N(0,1/d) init)",
                 {"×sqrt_d", "×d", "×inv_d"});
-    r.fact("ratio_times_d", d / base);
-    r.fact("ratio_over_d", inv / base);
-    r.key_number("final loss ×d / ×sqrt(d)", d / base);
-    return criteria::extreme_scales(d_broken, d / base, inv_broken, inv / base);
+    r.fact("ratio_times_d", td.median);
+    r.fact("ratio_over_d", od.median);
+    r.key_number("final loss ×d / ×sqrt(d)", td.median);
+    return criteria::extreme_scales(times_d, over_d);
   };
   return c;
 }

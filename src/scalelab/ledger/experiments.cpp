@@ -60,8 +60,6 @@ std::vector<double> per_seed(const Arm& arm, const std::function<double(const Js
   return out;
 }
 
-bool diverged(const Json& r) { return r.value("diverged", false); }
-double final_valid_nll(const Json& r) { return diverged(r) ? kNaN : num(r["final_valid_nll"]); }
 
 Curve loss_curve(const Json& r) {
   Curve c;
@@ -132,6 +130,38 @@ bool any_diverged(const Arm& arm) {
   for (const Json& r : arm.results)
     if (diverged(r)) return true;
   return false;
+}
+
+criteria::PairedRuns paired_finals(const Arm& test, const Arm& base) {
+  return {per_seed(test, final_valid_nll), per_seed(base, final_valid_nll)};
+}
+
+std::vector<double> run_gaps(const Arm& a, const Arm& b) {
+  SL_CHECK(a.results.size() == b.results.size(), "run_gaps: ", a.name, " has ", a.results.size(),
+           " seeds, ", b.name, " ", b.results.size());
+  std::vector<double> out;
+  for (size_t k = 0; k < a.results.size(); ++k) {
+    const Curve ca = loss_curve(a.results[k]), cb = loss_curve(b.results[k]);
+    const double fa = final_valid_nll(a.results[k]), fb = final_valid_nll(b.results[k]);
+    if (!std::isfinite(fb) || cb.empty()) {
+      out.push_back(kNaN);
+      continue;
+    }
+    if (!std::isfinite(fa) || ca.size() != cb.size()) {
+      out.push_back(std::numeric_limits<double>::infinity());
+      continue;
+    }
+    double gap = std::abs(fa - fb) / std::abs(fb);
+    const size_t n = ca.size();
+    for (int i = 1; i <= criteria::kCurvePoints; ++i) {
+      const size_t at = std::min(n - 1, (n - 1) * size_t(i) / size_t(criteria::kCurvePoints));
+      const double la = ca[at].second, lb = cb[at].second;
+      gap = std::max(gap, std::isfinite(la) && std::isfinite(lb) ? std::abs(la - lb) / std::abs(lb)
+                                                                 : std::numeric_limits<double>::infinity());
+    }
+    out.push_back(gap);
+  }
+  return out;
 }
 
 double median_final(const Arm& arm) {

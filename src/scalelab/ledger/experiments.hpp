@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "scalelab/ledger/claim.hpp"
+#include "scalelab/ledger/criteria_training.hpp"
 
 namespace scalelab::ledger {
 
@@ -25,9 +26,7 @@ Json arm_config(const Json& tree, const std::vector<std::string>& overrides,
 // Per-seed values of an arm (result -> number).
 std::vector<double> per_seed(const Arm& arm, const std::function<double(const Json&)>& f);
 
-// Training results.
-double final_valid_nll(const Json& result);   // NaN when diverged
-bool diverged(const Json& result);
+// Training results (final_valid_nll and diverged: runs.hpp).
 Curve loss_curve(const Json& result);         // (step, training loss)
 Curve grad_norm_curve(const Json& result);    // (step, global gradient norm before clipping)
 double first_loss(const Json& result);
@@ -41,6 +40,12 @@ double observed_attn(const Json& result, int64_t step, const std::string& stack,
 Json curve_series(const std::string& label, const Arm& arm,
                   const std::function<Curve(const Json&)>& curve = loss_curve);
 bool any_diverged(const Arm& arm);
+// Per-seed final valid losses of two arms that share seeds (NaN: a failed run).
+criteria::PairedRuns paired_finals(const Arm& test, const Arm& base);
+// Per seed, the largest relative gap |a - b| / b between two arms' runs over the training loss at
+// criteria::kCurvePoints evenly spaced points of the curve and the final valid loss: +inf where
+// `a`'s run failed, NaN where `b`'s did.
+std::vector<double> run_gaps(const Arm& a, const Arm& b);
 double median_final(const Arm& arm);  // median final valid nll (diverged seeds count as +inf)
 
 // A loss-curve plot of the named arms (median over seeds with a min..max band).

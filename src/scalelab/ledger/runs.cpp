@@ -11,6 +11,8 @@
 
 #include "scalelab/core/cpu.hpp"
 #include "scalelab/core/parallel.hpp"
+#include "scalelab/kernels/gemm.hpp"
+#include "scalelab/kernels/simd_dispatch.hpp"
 #include "scalelab/engine_digest.hpp"
 #include "scalelab/probes/gradient_probe.hpp"
 #include "scalelab/probes/model_probe.hpp"
@@ -160,15 +162,29 @@ Json execute_probe(const RunSpec& spec) {
   return {{"records", records}, {"first_step_lr", std::isfinite(r.first_step_lr) ? Json(r.first_step_lr) : Json(nullptr)}};
 }
 
+std::string compiler_id() {
+#if defined(__clang__)
+  return "clang " __clang_version__;
+#elif defined(__GNUC__)
+  return "g++ " __VERSION__;
+#else
+  return "unknown compiler";
+#endif
+}
+
 }  // namespace
 
 const char* run_kind_name(RunKind kind) { return kind == RunKind::train ? "train" : "probe"; }
 
 const std::string& binary_version() {
-  // The engine's sources (cmake/engine_digest.cmake) and the CPU: oneDNN and the SIMD kernels pick
-  // their code paths by CPU, so a cache moved to another machine is not trusted.
+  // The engine's sources (cmake/engine_digest.cmake); how they were built (compiler and version,
+  // build type, flags with sanitizers and fuzzing); the libraries that compute (oneDNN, Highway);
+  // and the CPU: oneDNN and the SIMD kernels pick their code paths by CPU, so a cache moved to
+  // another machine or another build is not trusted.
   static const std::string version = std::string(SCALELAB_VERSION) + "+" + SCALELAB_ENGINE_DIGEST +
-                                     " on " + detect_cpu().model_name;
+                                     " built by " + compiler_id() + " (" + SCALELAB_BUILD_TYPE + "; " +
+                                     SCALELAB_BUILD_FLAGS + ") with " + gemm_backend_description() +
+                                     ", " + simd_library_version() + " on " + detect_cpu().model_name;
   return version;
 }
 
@@ -178,6 +194,32 @@ std::string RunSpec::key() const {
   const std::string text = k.dump();
   // Two independent 64-bit digests: a collision would need both to collide.
   return hex(fnv1a(text)) + hex(fnv1a(text, 0x84222325cbf29ce4ull ^ text.size()));
+}
+
+bool diverged(const Json& r) {
+  const Json& d = r.is_object() && r.contains("diverged") ? r["diverged"] : Json(false);
+  return d.is_boolean() && d.get<bool>();
+}
+
+double final_valid_nll(const Json& r) {
+  if (diverged(r) || !r.is_object() || !r.contains("final_valid_nll")) return std::nan("");
+  const Json& v = r["final_valid_nll"];
+  return v.is_number() ? v.get<double>() : std::nan("");
+}
+
+Json spec_to_json(const RunSpec& spec) {
+  return {{"kind", run_kind_name(spec.kind)}, {"config", spec.config}, {"seed", spec.seed},
+          {"options", spec.options}, {"label", spec.label}};
+}
+
+RunSpec spec_from_json(const Json& j) {
+  RunSpec s;
+  s.kind = j.at("kind").get<std::string>() == "train" ? RunKind::train : RunKind::probe;
+  s.config = j.at("config");
+  s.seed = j.at("seed").get<int64_t>();
+  s.options = j.at("options");
+  s.label = j.at("label").get<std::string>();
+  return s;
 }
 
 Json resolve_config(const Json& base, const std::vector<std::string>& overrides) {

@@ -40,6 +40,15 @@ struct RunSpec {
   std::string key() const;
 };
 
+// Reading a training result: the final valid loss (NaN when the run diverged or the value is
+// missing or null: a failed run, which the criteria rank as the worst), and whether it diverged.
+double final_valid_nll(const Json& result);
+bool diverged(const Json& result);
+
+// A run spec as JSON and back (the MPI work queue sends specs; the key is recomputed).
+Json spec_to_json(const RunSpec& spec);
+RunSpec spec_from_json(const Json& j);
+
 // Builds a run's resolved config from a base tree (TOML-like JSON) and "section.key=value"
 // overrides; the seed and the ledger's fixed settings (one thread, no run directory) are applied.
 Json resolve_config(const Json& base, const std::vector<std::string>& overrides);

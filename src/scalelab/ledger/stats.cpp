@@ -8,29 +8,48 @@
 
 namespace scalelab::ledger {
 
+double failed_as_worst(double x) { return std::isfinite(x) ? x : std::numeric_limits<double>::infinity(); }
+
 double median_of(std::vector<double> v) {
   if (v.empty()) return std::numeric_limits<double>::quiet_NaN();
+  for (double& x : v) x = failed_as_worst(x);  // also keeps NaN out of the sort
   std::sort(v.begin(), v.end());
   const size_t n = v.size();
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 Spread spread_of(const std::vector<double>& values) {
-  std::vector<double> finite;
   Spread s;
-  for (double x : values) {
-    if (std::isfinite(x)) finite.push_back(x);
-    else ++s.non_finite;
-  }
-  s.n = static_cast<int64_t>(finite.size());
-  if (finite.empty()) {
+  s.n = static_cast<int64_t>(values.size());
+  if (values.empty()) {
     s.median = s.min = s.max = std::numeric_limits<double>::quiet_NaN();
     return s;
   }
-  s.median = median_of(finite);
-  s.min = *std::min_element(finite.begin(), finite.end());
-  s.max = *std::max_element(finite.begin(), finite.end());
+  std::vector<double> v;
+  for (double x : values) {
+    if (!std::isfinite(x)) ++s.failed;
+    v.push_back(failed_as_worst(x));
+  }
+  s.median = median_of(v);
+  s.min = *std::min_element(v.begin(), v.end());
+  s.max = *std::max_element(v.begin(), v.end());
   return s;
+}
+
+double relative_spread(const std::vector<double>& values) {
+  if (values.size() < 2) return 0.0;
+  const Spread s = spread_of(values);
+  if (s.failed > 0 || s.median == 0) return std::numeric_limits<double>::infinity();
+  return (s.max - s.min) / std::abs(s.median);
+}
+
+std::string Vote::text() const { return std::to_string(yes) + " of " + std::to_string(yes + no) + " seeds"; }
+
+Vote vote(const std::vector<double>& per_seed, const std::function<bool(double)>& meets) {
+  Vote v;
+  for (double x : per_seed) (!std::isnan(x) && meets(failed_as_worst(x)) ? v.yes : v.no) += 1;
+  v.outcome = v.yes > 0 && v.no == 0 ? Outcome::yes : v.no > 0 && v.yes == 0 ? Outcome::no : Outcome::undecided;
+  return v;
 }
 
 std::pair<double, double> linear_fit(const std::vector<double>& x, const std::vector<double>& y) {

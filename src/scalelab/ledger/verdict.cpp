@@ -1,5 +1,6 @@
 #include "scalelab/ledger/verdict.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <iomanip>
 #include <sstream>
@@ -33,6 +34,122 @@ std::string fmt(double x) {
   else if (a >= 100) out << std::fixed << std::setprecision(0) << x;
   else out << std::setprecision(3) << x;
   return out.str();
+}
+
+std::string join_words(const std::vector<std::string>& items, const std::string& last) {
+  std::string out;
+  for (size_t i = 0; i < items.size(); ++i)
+    out += (i == 0 ? "" : i + 1 == items.size() ? last : ", ") + items[i];
+  return out;
+}
+
+Verdict from_cases(const std::vector<Case>& cases, const std::string& head, const std::string& range) {
+  SL_CHECK(!cases.empty(), "from_cases: no cases for \"", head, "\"");
+  Verdict v;
+  std::vector<std::string> yes_detail, no_detail, undecided_detail;
+  for (const Case& c : cases) {
+    SL_CHECK(!c.condition.empty(), "from_cases: a case of \"", head, "\" has no condition");
+    v.tested.push_back(c.condition);
+    const std::string d = c.condition + (c.detail.empty() ? "" : " (" + c.detail + ")");
+    switch (c.outcome) {
+      case Outcome::yes: v.held_on.push_back(c.condition), yes_detail.push_back(d); break;
+      case Outcome::no: v.failed_on.push_back(c.condition), no_detail.push_back(d); break;
+      case Outcome::undecided: v.undecided_on.push_back(c.condition), undecided_detail.push_back(d); break;
+    }
+  }
+  std::string s = head + ": ";
+  auto add = [&](const char* label, const std::vector<std::string>& d) {
+    if (!d.empty()) s += std::string(s.back() == ' ' ? "" : "; ") + label + " " + join_words(d);
+  };
+  add("holds at", yes_detail);
+  add("fails at", no_detail);
+  add("seeds disagree at", undecided_detail);
+  s += ".";
+  const std::string tested = range + " tested: " + join_words(v.tested);
+  if (v.failed_on.empty() && v.undecided_on.empty()) {
+    v.kind = VerdictKind::holds;
+    s += " It holds at every " + tested + ".";
+  } else if (!v.held_on.empty() && !v.failed_on.empty()) {
+    v.kind = VerdictKind::holds_only_if;
+    v.condition = join_words(v.held_on, " or ");
+  } else if (v.held_on.empty() && !v.failed_on.empty()) {
+    v.kind = VerdictKind::does_not_hold;
+    s += " It fails at every " + range + " decided (" + join_words(v.tested) + " tested).";
+  } else {
+    v.kind = VerdictKind::not_testable;
+    v.reason = "the paired seeds disagree at " + join_words(v.undecided_on) +
+               ": the effect is within the seeds' noise there";
+  }
+  v.sentence = s;
+  return v;
+}
+
+namespace {
+bool same_cases(const Verdict& a, const Verdict& b) { return a.tested == b.tested && !a.tested.empty(); }
+}  // namespace
+
+Verdict from_parts(std::vector<Part> parts) {
+  SL_CHECK(!parts.empty(), "from_parts: no parts");
+  Verdict v;
+  std::string sentence;
+  for (const Part& p : parts) {
+    SL_CHECK(p.verdict.parts.empty(), "from_parts: part \"", p.name, "\" has parts of its own");
+    sentence += (sentence.empty() ? "" : " ") + p.verdict.sentence;
+  }
+  auto any = [&](VerdictKind k) {
+    return std::any_of(parts.begin(), parts.end(), [&](const Part& p) { return p.verdict.kind == k; });
+  };
+  auto names = [&](VerdictKind k) {
+    std::vector<std::string> n;
+    for (const Part& p : parts)
+      if (p.verdict.kind == k) n.push_back(p.name);
+    return join_words(n);
+  };
+  if (any(VerdictKind::does_not_hold)) {
+    v.kind = VerdictKind::does_not_hold;
+    sentence = "Fails on " + names(VerdictKind::does_not_hold) + ". " + sentence;
+  } else if (any(VerdictKind::not_testable)) {
+    v.kind = VerdictKind::not_testable;
+    for (const Part& p : parts)
+      if (p.verdict.kind == VerdictKind::not_testable)
+        v.reason += (v.reason.empty() ? "" : "; ") + p.name + ": " + p.verdict.reason;
+  } else if (any(VerdictKind::holds_only_if)) {
+    // Parts judged on the same cases must hold on the same case: intersect them.
+    std::vector<const Part*> conditional;
+    for (const Part& p : parts)
+      if (p.verdict.kind == VerdictKind::holds_only_if) conditional.push_back(&p);
+    bool shared = true;
+    for (const Part* p : conditional) shared = shared && same_cases(p->verdict, conditional.front()->verdict);
+    if (shared) {
+      std::vector<std::string> both = conditional.front()->verdict.held_on;
+      for (const Part* p : conditional) {
+        std::vector<std::string> keep;
+        for (const std::string& c : both)
+          if (std::find(p->verdict.held_on.begin(), p->verdict.held_on.end(), c) != p->verdict.held_on.end())
+            keep.push_back(c);
+        both = keep;
+      }
+      // A part that holds everywhere on those cases does not narrow them.
+      if (both.empty()) {
+        v.kind = VerdictKind::does_not_hold;
+        sentence = "No case satisfies " + names(VerdictKind::holds_only_if) + " at once. " + sentence;
+      } else {
+        v.kind = VerdictKind::holds_only_if;
+        v.condition = join_words(both, " or ");
+        v.held_on = both;
+        v.tested = conditional.front()->verdict.tested;
+      }
+    } else {
+      v.kind = VerdictKind::holds_only_if;
+      for (const Part* p : conditional)
+        v.condition += (v.condition.empty() ? "" : "; ") + p->verdict.condition + " (" + p->name + ")";
+    }
+  } else {
+    v.kind = VerdictKind::holds;
+  }
+  v.sentence = sentence;
+  v.parts = std::move(parts);
+  return v;
 }
 
 }  // namespace scalelab::ledger

@@ -1,6 +1,6 @@
-// ledger/criteria, the embedding claims (E1–E12): every criterion evaluated on synthetic measurements on both sides of
-// every threshold it uses (the named constants of criteria.hpp, nudged by a relative 1e-6), and
-// every verdict a function can return reached at least once.
+// ledger/criteria, the claims measured at initialisation (E1-E6, A1, A2, A5, A9, A10, A13): every criterion evaluated on synthetic
+// measurements on both sides of every threshold it uses (the named constants, nudged by a relative
+// 1e-6), and every verdict a function can return reached at least once.
 #include "criteria_test_support.hpp"
 
 namespace scalelab::ledger {
@@ -8,10 +8,6 @@ namespace {
 
 using namespace criteria;
 using namespace criteria_test;
-
-// ---------------------------------------------------------------------------------------------
-// matches_closed_form (E1, A1)
-
 TEST(MatchesClosedForm, HoldsJustInsideTheSigmaBand) {
   const double se = 0.01;
   const Verdict v = matches_closed_form({1.0 + below(kMonteCarloSigmas) * se}, {se}, "E[x]");
@@ -72,9 +68,6 @@ TEST(MatchesClosedForm, ThrowsOnMismatchedOrEmptyInput) {
   EXPECT_THROW(matches_closed_form({}, {}, "E"), scalelab::Error);
 }
 
-// ---------------------------------------------------------------------------------------------
-// pe_variance (E2)
-
 TEST(PeVariance, HoldsWhenShareOfDimensionsIsAtOrAboveThreshold) {
   EXPECT_EQ(pe_variance({{64, 32, 0.5, above(kPeDimShare)}}).kind, VerdictKind::holds);
   EXPECT_EQ(pe_variance({{64, 32, 0.5, kPeDimShare}}).kind, VerdictKind::holds);
@@ -101,9 +94,6 @@ TEST(PeVariance, DoesNotHoldWhenAnyRowMeanSquareIsOff) {
 }
 
 TEST(PeVariance, ThrowsWithoutCases) { EXPECT_THROW(pe_variance({}), scalelab::Error); }
-
-// ---------------------------------------------------------------------------------------------
-// unscaled_dominates (E3)
 
 TEST(UnscaledDominates, HoldsAtAndAboveTheRatioWithR2BelowThreshold) {
   EXPECT_EQ(unscaled_dominates({{"normal", "1", above(kDominatesRatio), below(kDrownedR2)}}).kind,
@@ -149,9 +139,6 @@ TEST(UnscaledDominates, ThrowsWithoutTheNormalScaleOneArm) {
   EXPECT_THROW(unscaled_dominates({}), scalelab::Error);
 }
 
-// ---------------------------------------------------------------------------------------------
-// scaled_matches (E4)
-
 TEST(ScaledMatches, HoldsWhenEveryArmIsWithinTheFactorInclusive) {
   EXPECT_EQ(scaled_matches({{"normal", "sqrt_d", below(kMatchedFactor), 0},
                             {"xavier", "sqrt_d", above(1.0 / kMatchedFactor), 0}})
@@ -177,11 +164,6 @@ TEST(ScaledMatches, DoesNotHoldWhenNoArmMatches) {
 }
 
 TEST(ScaledMatches, ThrowsWithoutArms) { EXPECT_THROW(scaled_matches({}), scalelab::Error); }
-
-// ---------------------------------------------------------------------------------------------
-// logit_variance_exponents (E5)
-
-Exponents exps(double s1, double ssqrt, double sd) { return {s1, ssqrt, sd, 0.01}; }
 
 TEST(LogitVarianceExponents, HoldsWithinToleranceOnBothSides) {
   const double in = below(kExponentTolerance);
@@ -217,9 +199,6 @@ TEST(LogitVarianceExponents, SentenceCarriesEveryFittedExponent) {
   for (double x : {1.97, 2.04, 3.88, 0.0123})
     EXPECT_NE(v.sentence.find(fmt(x)), std::string::npos) << fmt(x) << " in " << v.sentence;
 }
-
-// ---------------------------------------------------------------------------------------------
-// embedding_overflows_f16 (E6), first_overflowing_op
 
 TEST(EmbeddingOverflowsF16, HoldsWhenTheEmbeddingItselfOverflows) {
   OverflowByOp ops;
@@ -258,197 +237,124 @@ TEST(FirstOverflowingOp, PicksTheMostOverflowsAndEmptyWhenNone) {
   EXPECT_EQ(first_overflowing_op(ops), "b");
 }
 
-// ---------------------------------------------------------------------------------------------
-// learnable_scale (E7)
 
-const ConvergenceArm kFixed{"fixed", 3.0, 1000.0};
 
-TEST(LearnableScale, BetterByMoreThanTheMarginDoesNotHold) {
-  const Verdict v = learnable_scale(kFixed, {{"learned", kFixed.final_loss - above(kBetterMargin), 2000.0}});
-  EXPECT_EQ(v.kind, VerdictKind::does_not_hold);
+
+TEST(LogitsWithinRange, ThreeBranchesAndThreshold) {
+  EXPECT_EQ(logits_within_range({{"synthetic", above(kWithinShare)}, {"model at init", kWithinShare}}).kind,
+            VerdictKind::holds);
+  const Verdict some = logits_within_range({{"synthetic", above(kWithinShare)}, {"after training", below(kWithinShare)}});
+  EXPECT_EQ(some.kind, VerdictKind::holds_only_if);
+  EXPECT_TRUE(contains(some.condition, "synthetic")) << some.condition;
+  EXPECT_TRUE(contains(some.sentence, "after training")) << some.sentence;
+  EXPECT_EQ(logits_within_range({{"after training", below(kWithinShare)}}).kind, VerdictKind::does_not_hold);
 }
 
-TEST(LearnableScale, BetterByLessThanTheMarginAndNotSlowerHoldsOnlyIf) {
-  const Verdict v = learnable_scale(kFixed, {{"learned", kFixed.final_loss - below(kBetterMargin), 1000.0}});
+TEST(LogitsWithinRange, ThrowsWithoutCases) { EXPECT_THROW(logits_within_range({}), scalelab::Error); }
+
+TEST(SoftmaxDerivativeRange, BothBoundsBothSides) {
+  EXPECT_EQ(softmax_derivative_range({{2, below(kPpHi)}, {64, above(kPpLo)}}).kind, VerdictKind::holds);
+  EXPECT_EQ(softmax_derivative_range({{2, kPpHi}, {64, kPpLo}}).kind, VerdictKind::holds);
+  EXPECT_EQ(softmax_derivative_range({{2, above(kPpHi)}}).kind, VerdictKind::does_not_hold);
+  EXPECT_EQ(softmax_derivative_range({{1024, below(kPpLo)}}).kind, VerdictKind::does_not_hold);
+}
+
+TEST(SoftmaxDerivativeRange, HoldsOnlyIfForShortRows) {
+  const Verdict v = softmax_derivative_range({{4, 0.2}, {16, 0.06}, {1024, 0.001}});
   EXPECT_EQ(v.kind, VerdictKind::holds_only_if);
-  EXPECT_FALSE(v.condition.empty());
+  EXPECT_EQ(v.condition, "the row has n = 4 and 16 keys");
+  EXPECT_NE(v.sentence.find("n = 1024: " + fmt(0.001)), std::string::npos) << v.sentence;
 }
 
-TEST(LearnableScale, SlowerFactorBothSides) {
-  const double steps = kFixed.steps_to_target;
-  EXPECT_EQ(learnable_scale(kFixed, {{"learned", 3.0, above(kSlowerFactor) * steps}}).kind, VerdictKind::holds);
-  EXPECT_EQ(learnable_scale(kFixed, {{"learned", 3.0, below(kSlowerFactor) * steps}}).kind,
-            VerdictKind::holds_only_if);
+TEST(SoftmaxDerivativeRange, ConditionListsTheValuesWhereItHeld) {
+  // Outside at n = 2 (too high) and n = 1024 (too low), inside at 10: only n = 10 is named.
+  const Verdict v = softmax_derivative_range({{2, above(kPpHi)}, {10, 0.09}, {1024, below(kPpLo)}});
+  EXPECT_EQ(v.kind, VerdictKind::holds_only_if);
+  EXPECT_EQ(v.condition, "the row has n = 10 keys");
+  const Verdict two = softmax_derivative_range({{2, kPpHi}, {10, 0.09}, {1024, below(kPpLo)}});
+  EXPECT_EQ(two.condition, "the row has n = 2 and 10 keys");
+  EXPECT_TRUE(contains(two.sentence, "outside at n = 1024")) << two.sentence;
+  EXPECT_TRUE(contains(softmax_derivative_range({{2, 0.2}}).sentence, "outside at none"));
+  EXPECT_TRUE(contains(softmax_derivative_range({{2, 0.3}}).sentence, "in [0.05, 0.25] at none"));
 }
 
-TEST(LearnableScale, NeverReachingTheTargetIsSlower) {
-  const Verdict v = learnable_scale(kFixed, {{"learned", 3.0, 1000.0}, {"learned-per-layer", 3.05, -1.0}});
-  EXPECT_EQ(v.kind, VerdictKind::holds);
-  EXPECT_TRUE(contains(v.sentence, "learned-per-layer: final loss " + fmt(3.05) + ", steps to target never"))
-      << v.sentence;
-}
+TEST(SoftmaxDerivativeRange, ThrowsWithoutCases) { EXPECT_THROW(softmax_derivative_range({}), scalelab::Error); }
 
-TEST(LearnableScale, SlowerIsUndefinedWhenTheFixedArmNeverReachesItsTarget) {
-  const ConvergenceArm never{"fixed", 3.0, -1.0};
-  // Neither a learned arm that never reaches it nor one that reaches it late counts as slower.
-  const Verdict both_never = learnable_scale(never, {{"learned", 3.0, -1.0}});
-  EXPECT_EQ(both_never.kind, VerdictKind::holds_only_if);
-  EXPECT_TRUE(contains(both_never.sentence, "Fixed sqrt(d): final loss " + fmt(3.0) + ", steps to target never"))
-      << both_never.sentence;
-  EXPECT_EQ(learnable_scale(never, {{"learned", 3.0, 5000.0}}).kind, VerdictKind::holds_only_if);
-  // "Better" is still decided.
-  EXPECT_EQ(learnable_scale(never, {{"learned", 3.0 - above(kBetterMargin), -1.0}}).kind,
+TEST(ScaledLogitsOverflow, ThreeBranches) {
+  const Verdict with = scaled_logits_overflow({{"f16", "scale after QKᵀ", true, 4.0}, {"bf16", "q pre-scaled", true, 0.0}});
+  EXPECT_EQ(with.kind, VerdictKind::holds);
+  EXPECT_TRUE(contains(with.sentence, "f16 scale after QKᵀ (" + fmt(4.0) + ")")) << with.sentence;
+  EXPECT_FALSE(contains(with.sentence, "bf16")) << with.sentence;
+  const Verdict without = scaled_logits_overflow({{"f16", "scale after QKᵀ", false, 1.0}, {"f16", "q pre-scaled", true, 0.0}});
+  EXPECT_EQ(without.kind, VerdictKind::holds_only_if);
+  EXPECT_FALSE(without.condition.empty());
+  EXPECT_EQ(scaled_logits_overflow({{"f16", "q pre-scaled", false, 0.0}, {"bf16", "q pre-scaled", true, 0.0}}).kind,
             VerdictKind::does_not_hold);
 }
 
-TEST(LearnableScale, SlowerIsExactlyAtTheFactorAndFasterIsNot) {
-  EXPECT_EQ(learnable_scale(kFixed, {{"learned", 3.0, kSlowerFactor * kFixed.steps_to_target}}).kind,
-            VerdictKind::holds);
-  EXPECT_EQ(learnable_scale(kFixed, {{"learned", 3.0, 500.0}}).kind, VerdictKind::holds_only_if);
-}
-
-TEST(LearnableScale, ThrowsWithoutLearnedArms) { EXPECT_THROW(learnable_scale(kFixed, {}), scalelab::Error); }
-
-TEST(LearnableScale, BetterWinsOverSlower) {
-  EXPECT_EQ(learnable_scale(kFixed, {{"learned", 2.5, -1.0}}).kind, VerdictKind::does_not_hold);
-}
-
-// ---------------------------------------------------------------------------------------------
-// reparametrisation (E8, A11)
-
-TEST(Reparametrisation, HoldsWhenBothDiffsJustInside) {
-  const Verdict v = reparametrisation({{"Adam, untied", below(kInitEqualRel), below(kTrainEqualRel)},
-                                       {"SGD, tied", 0.0, 0.0}},
-                                      "Scaling W_E");
+TEST(FlashIsSafe, HoldsJustInsideBothThresholds) {
+  const Verdict v = flash_is_safe({{"f32", below(kSameResultRel), 1e-7, 0.0},
+                                   {"f16", below(kSafeErrorFactor) * 1e-3, 1e-3, 0.0}});
   EXPECT_EQ(v.kind, VerdictKind::holds);
-  EXPECT_TRUE(contains(v.sentence, "Scaling W_E")) << v.sentence;
 }
 
-TEST(Reparametrisation, InitDiffJustAboveDoesNotHold) {
-  EXPECT_EQ(reparametrisation({{"Adam", above(kInitEqualRel), 0.0}}, "X").kind, VerdictKind::does_not_hold);
+TEST(FlashIsSafe, F32JustAboveDoesNotHold) {
+  EXPECT_EQ(flash_is_safe({{"f32", above(kSameResultRel), 1e-7, 0.0}, {"f16", 1e-3, 1e-3, 0.0}}).kind,
+            VerdictKind::does_not_hold);
 }
 
-TEST(Reparametrisation, TrainDiffJustAboveHoldsOnlyAtInit) {
-  const Verdict v = reparametrisation({{"Adam", 0.0, above(kTrainEqualRel)}}, "X");
-  EXPECT_EQ(v.kind, VerdictKind::holds_only_if);
-  EXPECT_TRUE(contains(v.condition, "at initialisation")) << v.condition;
+TEST(FlashIsSafe, ReducedFormatJustAboveFactorOrOverflowHoldsOnlyIfF32) {
+  const Verdict err = flash_is_safe({{"f32", 1e-7, 1e-7, 0.0}, {"bf16", above(kSafeErrorFactor) * 1e-2, 1e-2, 0.0}});
+  EXPECT_EQ(err.kind, VerdictKind::holds_only_if);
+  EXPECT_TRUE(contains(err.condition, "in f32")) << err.condition;
+  EXPECT_EQ(flash_is_safe({{"f32", 1e-7, 1e-7, 0.0}, {"f16", 1e-3, 1e-3, 1.0}}).kind, VerdictKind::holds_only_if);
 }
 
-TEST(Reparametrisation, SomeSettingsEquivalentHoldsOnlyIfThoseSettings) {
-  const Verdict v = reparametrisation({{"SGD, tied", 0.0, 0.001}, {"Adam, untied", 0.0, 0.2}}, "X");
-  EXPECT_EQ(v.kind, VerdictKind::holds_only_if);
-  EXPECT_TRUE(contains(v.condition, "SGD, tied")) << v.condition;
-  EXPECT_FALSE(contains(v.condition, "Adam")) << v.condition;
-}
-
-TEST(Reparametrisation, InitDiffExactlyAtThresholdIsEqual) {
-  EXPECT_EQ(reparametrisation({{"Adam", kInitEqualRel, kTrainEqualRel}}, "X").kind, VerdictKind::holds);
-}
-
-TEST(Reparametrisation, ThrowsWithoutSettings) { EXPECT_THROW(reparametrisation({}, "X"), scalelab::Error); }
-
-// ---------------------------------------------------------------------------------------------
-// layernorm_absorbs (E9): the init bound is kAbsorbedRel (1e-3, the norm's eps), not kInitEqualRel.
-
-TEST(LayernormAbsorbs, HoldsJustInsideBothThresholds) {
-  EXPECT_EQ(layernorm_absorbs({{"none", below(kAbsorbedRel), below(kTrainEqualRel)}}).kind, VerdictKind::holds);
-  EXPECT_EQ(layernorm_absorbs({{"none", kAbsorbedRel, kTrainEqualRel}}).kind, VerdictKind::holds);
-}
-
-TEST(LayernormAbsorbs, InitBoundIsTheAbsorbedBoundNotExactEquality) {
-  static_assert(kAbsorbedRel == 1e-3);
-  // 1e-4 is far above kInitEqualRel (1e-5) but within the norm's eps allowance.
-  EXPECT_EQ(layernorm_absorbs({{"rope", 1e-4, 0.0}}).kind, VerdictKind::holds);
-  EXPECT_EQ(layernorm_absorbs({{"rope", above(kInitEqualRel), 0.0}}).kind, VerdictKind::holds);
-}
-
-TEST(LayernormAbsorbs, EitherDiffJustAboveDoesNotHold) {
-  EXPECT_EQ(layernorm_absorbs({{"none", above(kAbsorbedRel), 0.0}}).kind, VerdictKind::does_not_hold);
-  EXPECT_EQ(layernorm_absorbs({{"none", 0.0, above(kTrainEqualRel)}}).kind, VerdictKind::does_not_hold);
-}
-
-TEST(LayernormAbsorbs, ThrowsWithoutCases) { EXPECT_THROW(layernorm_absorbs({}), scalelab::Error); }
-
-TEST(LayernormAbsorbs, HoldsOnlyIfWithoutAddedPositions) {
-  const Verdict v = layernorm_absorbs({{"none", 0.0, 0.001}, {"sinusoidal", 0.3, 0.05}});
-  EXPECT_EQ(v.kind, VerdictKind::holds_only_if);
-  EXPECT_TRUE(contains(v.condition, "none positions")) << v.condition;
-  EXPECT_TRUE(contains(v.sentence, "sinusoidal positions")) << v.sentence;
-}
-
-// ---------------------------------------------------------------------------------------------
-// removal_oscillates (E10)
-
-TEST(RemovalOscillates, AllFourBranchesAndBothThresholds) {
-  const double g_in = above(kGradRatio), g_out = below(kGradRatio);
-  const double r_in = above(kRoughnessRatio), r_out = below(kRoughnessRatio);
-  EXPECT_EQ(removal_oscillates(g_in, r_in).kind, VerdictKind::holds);
-  const Verdict grads_only = removal_oscillates(g_in, r_out);
-  EXPECT_EQ(grads_only.kind, VerdictKind::holds_only_if);
-  EXPECT_TRUE(contains(grads_only.condition, "gradient norms only")) << grads_only.condition;
-  const Verdict rough_only = removal_oscillates(g_out, r_in);
-  EXPECT_EQ(rough_only.kind, VerdictKind::holds_only_if);
-  EXPECT_TRUE(contains(rough_only.condition, "oscillation only")) << rough_only.condition;
-  EXPECT_EQ(removal_oscillates(g_out, r_out).kind, VerdictKind::does_not_hold);
-  EXPECT_EQ(removal_oscillates(kGradRatio, kRoughnessRatio).kind, VerdictKind::holds);
-}
-
-TEST(RemovalOscillates, SentenceCarriesBothRatios) {
-  const Verdict v = removal_oscillates(12.5, 0.8);
-  EXPECT_NE(v.sentence.find(fmt(12.5) + "x"), std::string::npos) << v.sentence;
-  EXPECT_NE(v.sentence.find(fmt(0.8) + "x"), std::string::npos) << v.sentence;
-}
-
-// ---------------------------------------------------------------------------------------------
-// rope_rmsnorm_invariance (E11)
-
-TEST(RopeRmsnormInvariance, HoldsJustInsideThreshold) {
-  EXPECT_EQ(rope_rmsnorm_invariance({{"1", 0.0, 1.0}, {"sqrt_d", below(kInvariantRel), 8.0}}, 1e-6).kind,
+TEST(FlashIsSafe, F32ExactlyAtThresholdIsTheSame) {
+  EXPECT_EQ(flash_is_safe({{"f32", kSameResultRel, 1e-7, 0.0}}).kind, VerdictKind::holds);
+  EXPECT_EQ(flash_is_safe({{"f32", 1e-7, 1e-7, 0.0}, {"f16", kSafeErrorFactor * 1e-3, 1e-3, 0.0}}).kind,
             VerdictKind::holds);
 }
 
-TEST(RopeRmsnormInvariance, HoldsOnlyIfWhenASmallScaleIsJustOutside) {
-  const Verdict v = rope_rmsnorm_invariance({{"1", 0.0, 1.0}, {"1/d", above(kInvariantRel), 0.002}}, 1e-5);
-  EXPECT_EQ(v.kind, VerdictKind::holds_only_if);
-  EXPECT_TRUE(contains(v.condition, fmt(1e-5))) << v.condition;
-  EXPECT_TRUE(contains(v.sentence, "s = 1/d")) << v.sentence;
+TEST(FlashIsSafe, SentenceCarriesTheErrors) {
+  const Verdict v = flash_is_safe({{"f32", 1e-7, 2e-7, 0.0}, {"f16", 0.00125, 0.0025, 0.0}});
+  EXPECT_NE(v.sentence.find("f16: flash " + fmt(0.00125) + ", naive " + fmt(0.0025)), std::string::npos)
+      << v.sentence;
+  EXPECT_NE(v.sentence.find("f32: flash " + fmt(1e-7) + ", naive " + fmt(2e-7)), std::string::npos) << v.sentence;
 }
 
-TEST(RopeRmsnormInvariance, DoesNotHoldWhenNoScaleIsInvariant) {
-  EXPECT_EQ(rope_rmsnorm_invariance({{"1/d", above(kInvariantRel), 0.002}}, 1e-5).kind, VerdictKind::does_not_hold);
+TEST(FlashIsSafe, ThrowsWithoutAnF32Case) {
+  EXPECT_THROW(flash_is_safe({}), scalelab::Error);
+  EXPECT_THROW(flash_is_safe({{"f16", 0.00125, 0.0025, 0.0}}), scalelab::Error);
+  EXPECT_THROW(flash_is_safe({{"bf16", 1e-2, 1e-2, 0.0}, {"f16", 1e-3, 1e-3, 0.0}}), scalelab::Error);
 }
 
-TEST(RopeRmsnormInvariance, ExactlyAtThresholdIsInvariant) {
-  EXPECT_EQ(rope_rmsnorm_invariance({{"sqrt_d", kInvariantRel, 8.0}}, 1e-6).kind, VerdictKind::holds);
+TEST(UniformThreshold, ValuesAndDomain) {
+  EXPECT_DOUBLE_EQ(uniform_threshold(2), 1.0 - 0.25 / std::log(2.0));
+  EXPECT_DOUBLE_EQ(uniform_threshold(1024), 1.0 - 0.25 / std::log(1024.0));
+  EXPECT_LT(uniform_threshold(16), uniform_threshold(1024));
+  EXPECT_LT(uniform_threshold(1024), 1.0);
+  EXPECT_THROW(uniform_threshold(1), scalelab::Error);
+  EXPECT_THROW(uniform_threshold(0), scalelab::Error);
+  EXPECT_THROW(uniform_threshold(-4), scalelab::Error);
 }
 
-TEST(RopeRmsnormInvariance, ThrowsWithoutCases) {
-  EXPECT_THROW(rope_rmsnorm_invariance({}, 1e-6), scalelab::Error);
+TEST(UniformFlag, ThreeBranchesAndBothShareThresholds) {
+  EXPECT_EQ(uniform_flag({{16, above(kFlagShare), below(kFlagShare)}, {256, kFlagShare, 0.0}}).kind,
+            VerdictKind::holds);
+  const Verdict both = uniform_flag({{16, 0.9, kFlagShare}});
+  EXPECT_EQ(both.kind, VerdictKind::holds_only_if);
+  EXPECT_EQ(uniform_flag({{16, 0.9, above(kFlagShare)}}).kind, VerdictKind::holds_only_if);
+  EXPECT_EQ(uniform_flag({{16, below(kFlagShare), 0.0}}).kind, VerdictKind::does_not_hold);
+  EXPECT_EQ(uniform_flag({{16, 0.9, 0.0}, {1024, below(kFlagShare), 0.0}}).kind, VerdictKind::does_not_hold);
 }
 
-// ---------------------------------------------------------------------------------------------
-// broken, extreme_scales (E12)
+TEST(UniformFlag, ThrowsWithoutCases) { EXPECT_THROW(uniform_flag({}), scalelab::Error); }
 
-TEST(Broken, LossFactorBothSidesAndDivergence) {
-  EXPECT_FALSE(broken(below(kBrokenFactor) * 2.0, 2.0, false));
-  EXPECT_TRUE(broken(above(kBrokenFactor) * 2.0, 2.0, false));
-  EXPECT_TRUE(broken(kBrokenFactor * 2.0, 2.0, false));
-  EXPECT_TRUE(broken(1.0, 2.0, true));
-  EXPECT_TRUE(broken(kNaN, 2.0, false));
-  EXPECT_TRUE(broken(kInf, 2.0, false));
-}
-
-TEST(ExtremeScales, AllFourBranches) {
-  EXPECT_EQ(extreme_scales(true, 2.0, true, 1.8).kind, VerdictKind::holds);
-  const Verdict times_d = extreme_scales(true, 2.0, false, 1.01);
-  EXPECT_EQ(times_d.kind, VerdictKind::holds_only_if);
-  EXPECT_TRUE(contains(times_d.condition, "for ×d only")) << times_d.condition;
-  const Verdict over_d = extreme_scales(false, 1.01, true, 2.0);
-  EXPECT_EQ(over_d.kind, VerdictKind::holds_only_if);
-  EXPECT_TRUE(contains(over_d.condition, "for ÷d only")) << over_d.condition;
-  const Verdict none = extreme_scales(false, 1.01, false, 1.02);
-  EXPECT_EQ(none.kind, VerdictKind::does_not_hold);
-  EXPECT_NE(none.sentence.find(fmt(1.01) + "x (trains)"), std::string::npos) << none.sentence;
+TEST(UniformFlag, SentenceCarriesTheShares) {
+  const Verdict v = uniform_flag({{128, 0.875, 0.125}});
+  EXPECT_TRUE(contains(v.sentence, "n = 128: 1/d_k " + fmt(87.5) + " %, 1/sqrt(d_k) " + fmt(12.5) + " %"))
+      << v.sentence;
 }
 
 }  // namespace

@@ -1,0 +1,35 @@
+#include "scalelab/ledger/lr_tuning.hpp"
+
+#include <cmath>
+
+#include "scalelab/core/error.hpp"
+#include "scalelab/ledger/stats.hpp"
+
+namespace scalelab::ledger {
+
+std::vector<double> lr_grid(double shared, bool quick) {
+  SL_CHECK(shared > 0 && std::isfinite(shared), "lr_grid: shared rate ", shared, " is not positive");
+  if (quick) return {shared / kLrStep, shared, shared * kLrStep};
+  return {shared / (kLrStep * kLrStep), shared / kLrStep, shared, shared * kLrStep};
+}
+
+LrChoice choose_lr(const std::map<double, double>& loss, int extensions) {
+  SL_CHECK(!loss.empty(), "choose_lr: no rate was tried");
+  LrChoice c;
+  double best_loss = INFINITY;
+  bool any = false;
+  for (const auto& [rate, l] : loss) {  // ascending rate: a tie keeps the lower rate
+    const double v = failed_as_worst(l);
+    if (!any || v < best_loss) c.best = rate, best_loss = v, any = true;
+  }
+  const bool lowest = c.best == loss.begin()->first, highest = c.best == loss.rbegin()->first;
+  // Every rate diverged: no optimum to speak of; try lower ones.
+  const bool all_failed = !std::isfinite(best_loss);
+  c.interior = !lowest && !highest && !all_failed;
+  if (c.interior || extensions >= kMaxExtensions) return c;
+  const double next = (lowest || all_failed) ? loss.begin()->first / kLrStep : loss.rbegin()->first * kLrStep;
+  if (next >= kMinLr && next <= kMaxLr) c.extend = next;
+  return c;
+}
+
+}  // namespace scalelab::ledger
