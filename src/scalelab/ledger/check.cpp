@@ -306,10 +306,6 @@ class RunQueue {
   bool released_ = false;
 };
 
-// A result as the cache and the other ranks hold it: every evaluation reads this form (non-finite
-// numbers become null), so a fresh run, a cached one and one from another rank give one verdict.
-Json serialised(const Json& result) { return Json::parse(result.dump()); }
-
 }  // namespace
 
 CheckResult run_check(const CheckOptions& o) {
@@ -390,7 +386,7 @@ CheckResult run_check(const CheckOptions& o) {
     std::vector<size_t> todo;
     for (size_t i = 0; i < batch.size(); ++i) {
       if (auto hit = cache.find(batch[i].key, progress)) {
-        batch[i].result = serialised(*hit);
+        batch[i].result = as_stored(*hit);
         ++result.cached_runs;
       } else {
         todo.push_back(i);
@@ -401,7 +397,7 @@ CheckResult run_check(const CheckOptions& o) {
       *progress << "[check] round " << round << ": " << batch.size() << " run(s) ("
                 << batch.size() - todo.size() << " cached)\n" << std::flush;
     queue.run(batch, todo, [&](PendingRun& p, const Json& r) {
-      p.result = serialised(r);
+      p.result = as_stored(r);
       cache.store(p.key, p.claim + " " + p.spec.label, p.result);
     });
     for (PendingRun& p : batch) done[p.key] = std::move(p.result);

@@ -143,9 +143,9 @@ Spread ClaimRun::measure(const std::string& name, const std::string& arm, const 
   Json values = Json::array();
   for (double v : per_seed) values.push_back(std::isfinite(v) ? Json(v) : Json(nullptr));
   auto num = [](double v) { return std::isfinite(v) ? Json(v) : Json(nullptr); };
-  // A failed value is stored as null and counted; median/min/max rank it as +inf ("inf" when it
-  // decides them: JSON has no infinity).
-  auto stat = [&](double v) { return std::isnan(v) ? Json(nullptr) : std::isfinite(v) ? Json(v) : Json("inf"); };
+  // A failed value is stored as null and counted in "failed"; median/min/max rank it as +inf and are
+  // null when it decides them (JSON has no infinity).
+  auto stat = [&](double v) { return std::isfinite(v) ? Json(v) : Json(nullptr); };
   measurements_.push_back({{"name", name}, {"arm", arm}, {"x", x}, {"unit", unit},
                            {"values", values}, {"failed", s.failed}, {"median", stat(s.median)},
                            {"min", stat(s.min)}, {"max", stat(s.max)}});

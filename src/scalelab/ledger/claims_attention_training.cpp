@@ -70,8 +70,9 @@ Claim a3() {
             "Normalised entropy of the first encoder self-attention at init, and training to the same "
             "budget, for 1/d_k against 1/sqrt(d_k) at several d_k (paired seeds); plus the muP set-up "
             "(1/d_k with a zero-initialised query projection) at the base d_k.",
-            "\"Unusable\" = diverged or final valid loss >= 1.5x the 1/sqrt(d_k) arm's at the same "
-            "d_k. Holds if unusable at every d_k; holds only if at some (named); does not hold if never."};
+            "Two parts, each per d_k: \"nearly uniform\" = normalised entropy H / ln n >= 0.9 at init on every "
+            "seed; \"unusable\" = on every paired seed diverged or final valid loss >= 1.5x the 1/sqrt(d_k) "
+            "arm's, each arm at its own best learning rate. The muP set-up is context, not judged."};
   c.plan = [](ClaimRun& r) {
     plan_inv_dk(r);
     for (int64_t dk : trained_dks(r.mode())) {
@@ -185,8 +186,10 @@ Claim a4() {
             "At init: share of saturated rows (max p > 0.99) and the softmax Jacobian norm of the first "
             "encoder self-attention against d_k, with and without the scale; training without the "
             "scale against 1/sqrt(d_k) at the same d_k (paired seeds).",
-            "Per d_k: holds when >= 50 % of rows are saturated at init and training is broken (diverged "
-            "or final loss >= 1.5x the scaled arm's). Holds at every d_k: holds; at some: holds only if."};
+            "Three parts, each per d_k and decided on every seed: saturation (>= 50 % of rows with max p > 0.99 "
+            "at init), vanishing gradients (softmax Jacobian norm without the scale <= 1/10 of with it, "
+            "paired), no convergence (diverged or final loss >= 1.5x the scaled arm's, each at its own best "
+            "learning rate). The claim holds at the d_k where all three hold."};
   c.plan = [](ClaimRun& r) {
     plan_no_scale(r);
     r.threshold("saturated_share", criteria::kSaturatedShare);
@@ -249,8 +252,9 @@ Claim a6() {
             "Per-layer gradient norms (all tensors of a layer together) at init and during training, "
             "with and without the scale, at the largest trained d_k (the A4 runs); the unscaled run's "
             "final over first training loss.",
-            "\"Drops more than 10x\" = encoder layer-0 gradient norm at step 1, scaled over unscaled, "
-            ">= 10; \"the loss does not fall\" = unscaled final / first loss >= 0.9."};
+            "Two parts per trained d_k, on every paired seed: \"drops more than 10x\" = encoder layer-0 "
+            "gradient norm at step 1, scaled over unscaled, >= 10 (the sentence says which way it goes); "
+            "\"the loss does not fall\" = unscaled final / first training loss >= 0.9."};
   c.plan = [](ClaimRun& r) {
     plan_no_scale(r);
     r.threshold("drop_factor", criteria::kDropFactor);
@@ -306,8 +310,8 @@ Claim a7() {
             "With d_k = 256 but the scale left at 1/sqrt(64), the loss oscillates and fails to converge; using 1/16 fixes it.",
             "One head of d_k 256 (quick: 64, with 1/sqrt(16)), paired seeds: scale 1/sqrt(d_k) against the "
             "constant 1/8 (1/sqrt(64)).",
-            "Fails when diverged, or final valid loss >= 1.5x the right scale's, or its loss curve is >= 2x "
-            "as rough."};
+            "Fails when, on every paired seed, the wrong scale diverges, or its final valid loss is >= 1.5x "
+            "the right scale's, or its loss curve is >= 2x as rough; each arm at its own best learning rate."};
   auto dk = [](const LedgerMode& m) { return m.quick ? int64_t{64} : int64_t{256}; };
   auto wrong = [](const LedgerMode& m) { return m.quick ? 0.25 : 0.125; };
   c.plan = [dk, wrong](ClaimRun& r) {
@@ -350,8 +354,8 @@ Claim a8() {
             "d_model 32 with 16 and 8 heads (d_k 2 and 4), trained with 1/sqrt(d_k) and with no scale, "
             "paired seeds. At d_k = 1 the two arms are the same model (1/sqrt(1) = 1), so only d_k 2 "
             "and 4 can tell.",
-            "\"Little difference\" = |final valid loss with / without − 1| <= 3 %. Holds if at d_k 2 and 4; "
-            "holds only if at the ones named."};
+            "\"Little difference\" = |final valid loss with / without − 1| <= 3 % on every paired seed at "
+            "d_k 2, each arm at its own best learning rate; d_k 4 is reported as context."};
   c.plan = [](ClaimRun& r) {
     const LedgerMode& m = r.mode();
     for (int64_t dk : {2, 4})
@@ -392,8 +396,9 @@ Claim a11() {
             "The run-time scale 1/sqrt(d_k) on the logits against model.attention.fold_into_init (W_q's "
             "initial values multiplied by 1/sqrt(d_k), no run-time scale, as T5 does): logits at init, "
             "and paired training under Adam and under SGD.",
-            "Equal at init when max |Δ logits| / max |logits| <= 1e-5; equivalent in training when the "
-            "paired final valid losses differ by <= 2 %."};
+            "Two parts per optimiser: equal at init when max |Δ logits| / max |logits| <= 1e-5 on every "
+            "seed; equivalent in training when, on every paired seed, the training loss at 5 points of the "
+            "curve and the final valid loss differ by <= 2 %."};
   c.plan = [](ClaimRun& r) {
     const LedgerMode& m = r.mode();
     for (const char* opt : {"adam", "sgd"}) {

@@ -17,10 +17,13 @@ Claim b1() {
   c.info = {"B1", "beyond",
             "Post-LN needs learning-rate warm-up and Pre-LN does not (Xiong et al. 2020); at init Post-LN's "
             "gradients are largest near the output.",
-            "4+4-layer encoder-decoder (quick: 2+2) at a learning rate 2.5x the base, Post-LN and Pre-LN, "
-            "with and without warm-up (paired seeds); per-layer gradient norms at step 1.",
-            "\"Needs warm-up\" = without it the run diverges or ends >= 1.2x the final valid loss with it. "
-            "Holds if Post-LN needs it and Pre-LN does not."};
+            "4+4-layer encoder-decoder (quick: 2+2), Post-LN and Pre-LN, with and without warm-up (paired "
+            "seeds), each arm at its own best learning rate on a grid around 2.5x the base rate (so \"needs "
+            "warm-up\" means: no rate without it trains as well as the best rate with it); per-layer "
+            "gradient norms at step 1.",
+            "Three parts, each on every paired seed: Post-LN needs warm-up (without it the run diverges or "
+            "ends >= 1.2x the final valid loss with it); Pre-LN does not (< 1.2x); at step 1 Post-LN's "
+            "largest decoder gradient is in its last layer."};
   c.plan = [](ClaimRun& r) {
     const LedgerMode& m = r.mode();
     const std::string layers = m.quick ? "2" : "4";
@@ -89,10 +92,11 @@ Claim b2() {
   c.info = {"B2", "beyond",
             "At a high learning rate the attention logits grow during training; QK-norm or logit soft-capping bounds them "
             "(Dehghani et al. 2023; Gemma 2).",
-            "Base model at 5x the base learning rate, paired seeds: no control, QK-norm (LayerNorm on q and k, "
-            "learned gains), tanh soft-cap 50 on the logits; max |logit| of every attention site observed over training.",
-            "Growth = max |logit| at the end >= 3x at step 1 (baseline); a control bounds it when its end value "
-            "is <= 0.5x the baseline's."};
+            "Base model at 5x the base learning rate (the claim's premise, so the rates are not tuned), paired "
+            "seeds: no control, QK-norm (LayerNorm on q and k, learned gains), tanh soft-cap 50 on the logits; "
+            "and no control at 10x. Max |logit| of every attention site observed over training.",
+            "Two parts, each on every paired seed: growth (per rate) = max |logit| at the end >= 3x at step 1 "
+            "without a control; bounded (per control) = its end value <= 0.5x the 5x baseline's."};
   c.plan = [](ClaimRun& r) {
     const LedgerMode& m = r.mode();
     // The claim's premise is a high learning rate, so these arms keep theirs (not tuned): 5x the
@@ -251,8 +255,9 @@ Claim b4() {
             "overflows, op by op.",
             "The base model trained in emulated f16 (every tensor stored in f16, f32 master weights) with and "
             "without dynamic loss scaling, against f32, paired seeds; overflow and underflow counts per op.",
-            "\"Needs it\" = without loss scaling the final valid loss is >= 5 % above f32 (or it diverges) while "
-            "with it it is within 5 %."};
+            "Two parts, each on every paired seed, each arm at its own best learning rate: without loss "
+            "scaling the final valid loss is >= 5 % above f32's (or it diverges); with dynamic loss scaling "
+            "it is within 5 %. The op-by-op counts are reported, not judged."};
   c.plan = [](ClaimRun& r) {
     const LedgerMode& m = r.mode();
     r.add_arm("f32", RunKind::train, arm_config(training_tree(m), {}), m.seeds(m.train_seeds), observe(m));

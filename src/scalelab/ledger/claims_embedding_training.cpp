@@ -18,10 +18,10 @@ Claim e7() {
             "A learnable scalar scale is not better than the fixed sqrt(d_model) and can slow convergence.",
             "Training (G2P; quick: copy), N(0,1/d) embeddings, paired seeds: fixed ×sqrt(d), a "
             "learned scalar initialised at sqrt(d), a learned scalar initialised at 1.",
-            "Target loss = 1.05 × the fixed arm's median training loss over the last 20 % of its "
-            "curve. \"Not better\" = no learned arm ends more than 0.01 nats below the fixed one; "
-            "\"slows\" = steps to the target >= 1.2x the fixed arm's (or never). Holds if not better "
-            "and slower; holds only if not better but not slower; does not hold if better."};
+            "Per paired seed, the target loss = 1.05 × the fixed arm's mean training loss over the last "
+            "20 % of its curve. Two parts, each per learned arm and decided on every seed, every arm at "
+            "its own best learning rate: \"not better\" = it ends no more than 0.01 nats below the fixed "
+            "one; \"slows\" = its steps to the target >= 1.2x the fixed arm's (or never)."};
   c.plan = [](ClaimRun& r) {
     const LedgerMode& m = r.mode();
     const Json tree = training_tree(m);
@@ -118,8 +118,9 @@ Claim e8() {
             "The explicit scale (E ~ N(0,1/d), ×sqrt(d), as t2t/fairseq) against the scale folded into "
             "the init (E ~ N(0,1), ×1: the same effective embedding at step 0): logits at init, and "
             "paired training runs under Adam and SGD, with untied and tied output embeddings.",
-            "Equal at init when max |Δ logits| / max |logits| <= 1e-5; equivalent in training when the "
-            "paired final valid losses differ by <= 2 %. The verdict names the settings where both hold."};
+            "Two parts per setting: equal at init when max |Δ logits| / max |logits| <= 1e-5 on every seed; "
+            "equivalent in training when, on every paired seed, the training loss at 5 points of the curve "
+            "and the final valid loss differ by <= 2 %. The verdict names the settings where both hold."};
   c.plan = [](ClaimRun& r) {
     const LedgerMode& m = r.mode();
     const Json tree = training_tree(m);
@@ -153,9 +154,9 @@ Claim e9() {
             "With the embedding LayerNorm on: the encoder's layer-0 input at init and training runs for "
             "scale 1 vs sqrt(d), with sinusoidal positions added before the norm and with RoPE "
             "(nothing added); and the same scales without the LayerNorm for reference.",
-            "Absorbed when the layer-0 input changes by <= 1e-3 (relative; a norm removes a scale "
-            "only up to its eps) at init and the final losses differ by <= 2 %. Holds if absorbed in both position settings; holds only if "
-            "absorbed without added positions."};
+            "Two parts per position setting, on every seed: at init the layer-0 input changes by <= 1e-3 "
+            "(relative; a norm removes a scale only up to its eps); in training the paired losses (5 "
+            "curve points and the final valid loss) differ by <= 2 %."};
   c.plan = [](ClaimRun& r) {
     const LedgerMode& m = r.mode();
     const Json tree = training_tree(m);
@@ -208,8 +209,9 @@ Claim e10() {
             "6+6-layer Post-LN encoder-decoder (quick: 2+2) on G2P, N(0,1) embeddings (the seed's "
             "premise), ×sqrt(d) vs ×1, paired seeds, no clipping: the global gradient norm over "
             "training and the roughness of the loss curve (mean |second difference| / mean level).",
-            "Tested as direction and ratio: grad norm with / without >= 3 and roughness without / with "
-            ">= 1.5. Both: holds; one: holds only if read as that part; neither: does not hold."};
+            "Two parts, each on every paired seed, each arm at its own best learning rate: the median "
+            "gradient norm with / without >= 3, and the loss roughness without / with >= 1.5. A part "
+            "that fails fails the claim."};
   c.plan = [](ClaimRun& r) {
     const LedgerMode& m = r.mode();
     const std::string layers = m.quick ? "2" : "6";
@@ -271,8 +273,9 @@ Claim e11() {
             "LLaMA-style model (preset llama: RoPE, Pre-RMSNorm, N(0, 0.02²) embeddings; kept "
             "encoder-decoder at the ledger's size, the preset's Pre-norm restored over the base's Post-LN): Var of the first self-attention's logits at init "
             "for embedding scales 1/d, 1, sqrt(d); and training with scales 1 and sqrt(d).",
-            "Invariant when the logit variance changes by <= 1 % against scale 1. Holds if every scale "
-            "is invariant; holds only if invariant while (s·σ)² stays well above the norm's eps."};
+            "Two parts: at init, per scale, invariant when the logit variance changes by <= 1 % against "
+            "scale 1 on every seed (each case names its (s·σ)² beside the norm's eps); in training, ×sqrt(d) "
+            "and ×1 give the same losses (5 curve points and the end within 2 % on every paired seed)."};
   c.plan = [](ClaimRun& r) {
     const LedgerMode& m = r.mode();
     const Json tree = training_tree(m);
@@ -341,8 +344,9 @@ Claim e12() {
             "loses the token information.",
             "Training with N(0,1/d) embeddings (t2t's init) at scales sqrt(d) (baseline), d and 1/d, "
             "paired seeds; the token/PE variance ratio of each at init (the E3 table).",
-            "An arm is broken (explodes / loses the information) when it diverges or its final valid "
-            "loss is >= 1.5x the baseline's. Both broken: holds; one: holds only if for that one."};
+            "Two parts, one per clause: ×d explodes and ÷d loses the information, each \"broken\" when on "
+            "every paired seed it diverges or its final valid loss is >= 1.5x the baseline's (each arm at "
+            "its own best learning rate)."};
   c.plan = [](ClaimRun& r) {
     const LedgerMode& m = r.mode();
     const Json tree = training_tree(m);

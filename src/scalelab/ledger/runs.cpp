@@ -207,6 +207,8 @@ double final_valid_nll(const Json& r) {
   return v.is_number() ? v.get<double>() : std::nan("");
 }
 
+Json as_stored(const Json& result) { return Json::parse(result.dump()); }
+
 Json spec_to_json(const RunSpec& spec) {
   return {{"kind", run_kind_name(spec.kind)}, {"config", spec.config}, {"seed", spec.seed},
           {"options", spec.options}, {"label", spec.label}};

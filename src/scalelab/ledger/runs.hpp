@@ -45,6 +45,11 @@ struct RunSpec {
 double final_valid_nll(const Json& result);
 bool diverged(const Json& result);
 
+// A result as the cache and the other MPI ranks hold it (non-finite numbers become null). Every
+// evaluation reads this form, so a fresh run, a cached one and one from another rank give one
+// verdict (docs/ledger.md, rule 4).
+Json as_stored(const Json& result);
+
 // A run spec as JSON and back (the MPI work queue sends specs; the key is recomputed).
 Json spec_to_json(const RunSpec& spec);
 RunSpec spec_from_json(const Json& j);
