@@ -21,7 +21,7 @@ namespace scalelab::ledger {
 
 inline constexpr double kLrStep = 2.0;
 inline constexpr int kMaxExtensions = 3;
-inline constexpr double kMinLr = 1e-5, kMaxLr = 1.0;
+inline constexpr double kMinLr = 1e-5, kMaxLr = 10.0;  // SGD arms start at 0.1
 
 // The starting grid around `shared` (sorted ascending; contains `shared`).
 std::vector<double> lr_grid(double shared, bool quick);
