@@ -585,7 +585,7 @@ TrainSummary Trainer::run(const TrainerOptions& options) {
   if (reduced) {
     run_counters_.merge(counters_);
     counters_ = {};
-    s["rounding"] = counters_to_json(run_counters_);  // this session's steps (not before a resume)
+    s["rounding"] = counters_to_json(run_counters_);  // this process's steps (not those before a resume)
   }
   if (summary.valid.exact_match >= 0) s["valid_exact_match"] = summary.valid.exact_match;
   if (writes) write_file_atomically((dir / "summary.json").string(), s.dump(2) + "\n");

@@ -135,7 +135,7 @@ class Trainer {
   Comm* comm_ = nullptr;
   std::unique_ptr<Comm> solo_;
   GradientAllreduce allreduce_;
-  double allreduce_seconds_ = 0;  // this session's time in allreduce_ (summary.json)
+  double allreduce_seconds_ = 0;  // this process's time in allreduce_ (summary.json)
 };
 
 // comm (null: one process): the batches are dealt round-robin to the ranks and the sums reduced;
