@@ -165,6 +165,8 @@ TEST(ScaledMatches, DoesNotHoldWhenNoArmMatches) {
 
 TEST(ScaledMatches, ThrowsWithoutArms) { EXPECT_THROW(scaled_matches({}), scalelab::Error); }
 
+Exponents exps(double s1, double ssqrt, double sd) { return {s1, ssqrt, sd, 0.01}; }
+
 TEST(LogitVarianceExponents, HoldsWithinToleranceOnBothSides) {
   const double in = below(kExponentTolerance);
   EXPECT_EQ(logit_variance_exponents(exps(2 + in, 3, 4 - in)).kind, VerdictKind::holds);

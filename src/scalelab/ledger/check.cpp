@@ -360,6 +360,7 @@ CheckResult run_check(const CheckOptions& o) {
   }
   std::map<std::string, Json> done;  // key -> serialised result
   RunQueue queue(comm, parallel, jobs, progress, elapsed);
+  int rounds = 0;
   for (int round = 1;; ++round) {
     std::vector<PendingRun> batch;
     std::map<std::string, size_t> in_batch;
@@ -383,6 +384,7 @@ CheckResult run_check(const CheckOptions& o) {
       }
     }
     if (batch.empty()) break;
+    rounds = round;
     std::vector<size_t> todo;
     for (size_t i = 0; i < batch.size(); ++i) {
       if (auto hit = cache.find(batch[i].key, progress)) {
@@ -403,6 +405,9 @@ CheckResult run_check(const CheckOptions& o) {
     for (PendingRun& p : batch) done[p.key] = std::move(p.result);
   }
   queue.finish();
+  if (progress)
+    *progress << "[check] " << result.runs << " run(s) (" << result.cached_runs << " cached) in " << rounds
+              << " round(s), " << duration(elapsed()) << "\n";
 
   // Evaluate and write.
   Json summaries = Json::array();

@@ -220,6 +220,24 @@ Json ClaimRun::to_json(const Verdict& v, double seconds) const {
     }
     arms.push_back(std::move(j));
   }
+  // The curve a reviewer asks for first: each tuned arm's final valid loss against the learning
+  // rate (seed 1 of its sweep; the chosen rate ran every seed).
+  Json plots = plots_;
+  if (has_tuned_arms() && !lr_subject_) {
+    Json p = line_plot(info_.id + "-lr-sweep", "Final valid loss against learning rate, seed 1 of each arm's sweep",
+                       "learning rate", "final valid loss (nats/token)", true, false);
+    for (const Arm& a : arms_) {
+      if (!a.tuned()) continue;
+      Json pts = Json::array();
+      for (double lr : a.grid) {
+        auto it = a.by_lr.find(lr);
+        const double l = it == a.by_lr.end() || it->second.empty() ? NAN : final_valid_nll(it->second.front());
+        pts.push_back(Json::array({lr, std::isfinite(l) ? Json(l) : Json(nullptr)}));
+      }
+      p["series"].push_back({{"label", a.name}, {"points", pts}});
+    }
+    plots.push_back(p);
+  }
   return {{"schema", 1},
           {"id", info_.id},
           {"group", info_.group},
@@ -230,7 +248,7 @@ Json ClaimRun::to_json(const Verdict& v, double seconds) const {
           {"mode", mode_.quick ? "quick" : "full"},
           {"arms", arms},
           {"measurements", measurements_},
-          {"plots", plots_},
+          {"plots", plots},
           {"facts", facts_},
           {"verdict", verdict_name(v.kind)},
           {"condition", v.condition},
