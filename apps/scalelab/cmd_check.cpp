@@ -1,4 +1,7 @@
 // scalelab check: run the claims ledger (docs/ledger.md) and write its report (scalelab report).
+#include <unistd.h>
+
+#include <cstdio>
 #include <iostream>
 
 #include "commands.hpp"
@@ -28,6 +31,7 @@ void add_check(CLI::App& app) {
   cmd->add_flag("--list", *list, "print every claim (statement, experiment, criterion) as Markdown and exit");
   cmd->add_flag("--quiet,-q", [o](int64_t) { o->progress = nullptr; }, "no progress lines");
   o->progress = &std::cerr;
+  o->progress_on_terminal = ::isatty(::fileno(stderr)) != 0;
   cmd->callback([o, only, no_report, gnuplot, list, cmd] {
     if (*list) {
       if (world->rank() == 0) std::cout << ledger::claims_markdown();

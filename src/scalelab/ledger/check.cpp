@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <exception>
 #include <functional>
 #include <filesystem>
@@ -11,6 +12,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <ostream>
 #include <sstream>
 #include <thread>
@@ -20,6 +22,7 @@
 #include "scalelab/core/error.hpp"
 #include "scalelab/ledger/cache.hpp"
 #include "scalelab/ledger/claim.hpp"
+#include "scalelab/ledger/eta.hpp"
 
 namespace fs = std::filesystem;
 
@@ -78,6 +81,18 @@ std::string summary_markdown(const Json& ledger) {
     md << "| " << c["id"].get<std::string>() << " | " << statement << " | " << verdict << " | " << key << " |\n";
   }
   return md.str();
+}
+
+// The runs to do, training and probe runs alternating (each in plan order), so that the ETA has
+// measured both kinds' rates early (eta.hpp).
+std::vector<size_t> interleaved_by_kind(const std::vector<PendingRun>& batch, const std::vector<size_t>& todo) {
+  std::vector<size_t> train, probe, out;
+  for (size_t i : todo) (batch[i].spec.kind == RunKind::train ? train : probe).push_back(i);
+  for (size_t a = 0, b = 0; a < train.size() || b < probe.size();) {
+    if (a < train.size()) out.push_back(train[a++]);
+    if (b < probe.size()) out.push_back(probe[b++]);
+  }
+  return out;
 }
 
 // A rough relative cost of a run (multiply-adds), for the progress line's ETA only.
@@ -171,8 +186,18 @@ void serve_work_queue(Comm& comm) {
 class RunQueue {
  public:
   using Done = std::function<void(PendingRun&, const Json&)>;
-  RunQueue(Comm& comm, bool parallel, int64_t jobs, std::ostream* progress, std::function<double()> elapsed)
-      : comm_(comm), parallel_(parallel), jobs_(jobs), progress_(progress), elapsed_(std::move(elapsed)) {}
+  RunQueue(Comm& comm, bool parallel, int64_t jobs, std::ostream* progress, bool on_terminal,
+           std::function<double()> elapsed)
+      : comm_(comm), parallel_(parallel), jobs_(jobs), progress_(progress), on_terminal_(on_terminal),
+        elapsed_(std::move(elapsed)) {}
+
+  // Runs expected in later rounds (learning-rate tuning), for the ETA.
+  void expect_later(RunKind kind, double units) { eta_.expect_later(kind, units); }
+  // Ends the updating progress line before other output.
+  void end_line() {
+    if (line_open_ && progress_) *progress_ << "\n";
+    line_open_ = false;
+  }
 
   void run(std::vector<PendingRun>& batch, const std::vector<size_t>& todo, const Done& done) {
     if (todo.empty()) return;
@@ -180,20 +205,20 @@ class RunQueue {
     size_t finished = 0;
     std::mutex mutex;
     std::exception_ptr failure;
-    double run_seconds = 0, done_cost = 0, todo_cost = 0;
-    for (size_t i : todo) todo_cost += estimated_cost(batch[i].spec);
+    for (size_t i : todo) eta_.planned(batch[i].spec.kind, estimated_cost(batch[i].spec));
     auto finish = [&](PendingRun& p, const Json& r, double took) {
       done(p, r);
       std::lock_guard<std::mutex> lock(mutex);
-      run_seconds += took;
-      done_cost += estimated_cost(p.spec);
+      eta_.done(p.spec.kind, estimated_cost(p.spec), took);
       ++finished;
       if (progress_) {
-        // Seconds per unit of estimated cost so far, times the cost left in this round, over the jobs.
-        const double eta = run_seconds / done_cost * (todo_cost - done_cost) / double(jobs_);
-        *progress_ << "[check] " << p.claim << " " << p.spec.label << ": run " << finished << " of "
-                   << todo.size() << ", elapsed " << duration(elapsed_()) << ", round ETA "
-                   << duration(eta) << "\n" << std::flush;
+        const double eta = eta_.remaining_seconds(jobs_);
+        const std::string line = "[check] " + p.claim + " " + p.spec.label + ": run " + std::to_string(finished) +
+                                 " of " + std::to_string(todo.size()) + " this round, elapsed " +
+                                 duration(elapsed_()) + ", ETA " + (std::isfinite(eta) ? duration(eta) : "?");
+        if (on_terminal_) *progress_ << "\r\033[K" << line << std::flush;  // one line, rewritten
+        else *progress_ << line << "\n" << std::flush;
+        line_open_ = on_terminal_;
       }
     };
     auto failed = [&] {
@@ -301,7 +326,10 @@ class RunQueue {
   bool parallel_;
   int64_t jobs_;
   std::ostream* progress_;
+  bool on_terminal_;
   std::function<double()> elapsed_;
+  Eta eta_;
+  bool line_open_ = false;
   std::vector<int> idle_;
   bool released_ = false;
 };
@@ -359,7 +387,7 @@ CheckResult run_check(const CheckOptions& o) {
     if (parallel && o.jobs > 1) *progress << "note: --jobs is ignored under MPI: -np sets the runs side by side\n";
   }
   std::map<std::string, Json> done;  // key -> serialised result
-  RunQueue queue(comm, parallel, jobs, progress, elapsed);
+  RunQueue queue(comm, parallel, jobs, progress, o.progress_on_terminal, elapsed);
   int rounds = 0;
   for (int round = 1;; ++round) {
     std::vector<PendingRun> batch;
@@ -384,6 +412,7 @@ CheckResult run_check(const CheckOptions& o) {
       }
     }
     if (batch.empty()) break;
+    queue.end_line();
     rounds = round;
     std::vector<size_t> todo;
     for (size_t i = 0; i < batch.size(); ++i) {
@@ -394,7 +423,17 @@ CheckResult run_check(const CheckOptions& o) {
         todo.push_back(i);
       }
     }
+    todo = interleaved_by_kind(batch, todo);
     result.runs += static_cast<int64_t>(batch.size());
+    if (round == 1) {
+      // The later rounds of tuning, expected: each tuned arm's other seeds at its best and at the
+      // shared rate (an arm shared by several claims counted once).
+      std::set<std::string> seen;
+      for (ClaimRun& run : runs)
+        for (const Arm& arm : run.arms())
+          if (arm.tuned() && !arm.lr_rank_all_seeds && seen.insert(arm.spec(0).key()).second)
+            queue.expect_later(arm.kind, 2.0 * double(arm.seeds.size() - 1) * estimated_cost(arm.spec(0)));
+    }
     if (progress)
       *progress << "[check] round " << round << ": " << batch.size() << " run(s) ("
                 << batch.size() - todo.size() << " cached)\n" << std::flush;
@@ -405,6 +444,7 @@ CheckResult run_check(const CheckOptions& o) {
     for (PendingRun& p : batch) done[p.key] = std::move(p.result);
   }
   queue.finish();
+  queue.end_line();
   if (progress)
     *progress << "[check] " << result.runs << " run(s) (" << result.cached_runs << " cached) in " << rounds
               << " round(s), " << duration(elapsed()) << "\n";

@@ -24,6 +24,7 @@ struct CheckOptions {
   int64_t jobs = 0;                    // runs side by side; 0: the number of cores
   int64_t seeds = 0;                   // training seeds; 0: 3 (init-time claims: max(8, seeds))
   std::ostream* progress = nullptr;    // progress lines (null: silent; only rank 0 prints)
+  bool progress_on_terminal = false;   // one updating line (a terminal) instead of a line per run
   Comm* comm = nullptr;                // the job's ranks (null: this process alone)
 };
 

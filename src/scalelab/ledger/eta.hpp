@@ -1,0 +1,35 @@
+// ledger/eta: how long a check has left, calibrated from the runs it has done.
+//
+// A run's size is estimated in units (multiply-adds of its model and steps, check.cpp); what one
+// unit costs in seconds differs by orders of magnitude between a training run and a probe run at
+// initialisation (weights drawn, one batch), so the rate is measured per kind of run from the runs
+// done so far, and applied to that kind's work still to do. Work not yet planned (the later rounds
+// of learning-rate tuning) is added as an expectation and replaced by the real runs as they are
+// planned.
+#pragma once
+#include <array>
+#include <cstdint>
+
+#include "scalelab/ledger/runs.hpp"
+
+namespace scalelab::ledger {
+
+class Eta {
+ public:
+  // A run planned for this check (to do, not from the cache).
+  void planned(RunKind kind, double units);
+  // Work expected in later rounds, not yet planned; each later planned run draws it down.
+  void expect_later(RunKind kind, double units);
+  void done(RunKind kind, double units, double seconds);
+  // Seconds left with `jobs` runs side by side; NaN before the first run is done.
+  double remaining_seconds(int64_t jobs) const;
+
+ private:
+  struct PerKind {
+    double done_units = 0, done_seconds = 0, todo_units = 0, later_units = 0;
+  };
+  std::array<PerKind, 2> kinds_{};  // RunKind::train, RunKind::probe
+  PerKind& of(RunKind k) { return kinds_[k == RunKind::train ? 0 : 1]; }
+};
+
+}  // namespace scalelab::ledger
