@@ -89,6 +89,18 @@ Inline verdict_sentence(const std::string& id, const ClaimRecord* claim) {
   std::string gist = "claim " + id + " holds";
   for (const CatalogueEntry& e : claim_catalogue())
     if (id == e.id) gist = e.gist;
+  // A claim judged in parts is paraphrased by the clauses it judged, and by nothing else
+  // (docs/ledger.md, rule 2).
+  if (claim && !claim->parts.empty()) {
+    std::vector<std::string> clauses;
+    for (const PartRecord& p : claim->parts)
+      if (!p.statement.empty()) clauses.push_back(clause(p.statement));
+    if (!clauses.empty()) {
+      gist.clear();
+      for (size_t i = 0; i < clauses.size(); ++i)
+        gist += (i == 0 ? "" : i + 1 == clauses.size() ? ", and " : ", ") + clauses[i];
+    }
+  }
   Inline out{txt("The claim that " + gist + " ")};
   if (!claim) {
     out.push_back(emph("was not run"));

@@ -46,7 +46,7 @@ Block measurements_table(const ClaimRecord& c) {
                       {txt(m.x.empty() ? "–" : m.x)},
                       {txt(format_number(m.median))},
                       {txt(range)},
-                      {txt(std::to_string(m.values.size()))},
+                      {txt(std::to_string(m.values.size()) + (m.failed ? " (" + std::to_string(m.failed) + " failed)" : ""))},
                       {txt(m.unit)}});
   }
   return t;
@@ -80,16 +80,51 @@ std::vector<Block> summary_blocks(const Ledger& ledger) {
   return out;
 }
 
+// "holds only if d_k = 256", "not testable here: the seeds disagree ...".
+Inline verdict_words(Verdict v, const std::string& condition, const std::string& reason) {
+  Inline out{strong(verdict_text(v))};
+  if (v == Verdict::holds_only_if && !condition.empty()) out.push_back(txt(" " + condition));
+  if (v == Verdict::not_testable && !reason.empty()) out.push_back(txt(": " + reason));
+  return out;
+}
+
+Block parts_table(const ClaimRecord& c) {
+  Table t{{"part", "clause judged", "verdict"}, {false, false, false}, {}};
+  for (const PartRecord& p : c.parts) t.rows.push_back({{txt(p.name)}, {txt(p.statement)}, verdict_words(p.verdict, p.condition, p.reason)});
+  return t;
+}
+
 std::vector<Block> claim_section(const ClaimRecord& c, const std::vector<Figure>& figures) {
   std::vector<Block> out;
   out.push_back(Heading{2, "claim-" + c.id, {txt(c.id + " · " + c.statement)}});
   std::string meta = "Group: " + (c.group.empty() ? std::string("–") : c.group);
   if (!c.mode.empty()) meta += " · mode: " + c.mode;
-  if (c.seconds) meta += " · " + (*c.seconds < 0.01 ? std::string("< 0.01") : format_number(*c.seconds)) + " s";
+  if (c.seconds) meta += " · evaluated in " + (*c.seconds < 0.01 ? std::string("under 0.01") : format_number(*c.seconds)) + " s";
   out.push_back(Paragraph{{emph(meta)}, ""});
+
+  // The answer first: the verdict, its sentence, each judged part, the shared-rate reading, the plots.
+  out.push_back(Heading{4, "", {txt("Verdict")}});
+  Paragraph verdict{verdict_words(c.verdict, c.condition, c.reason), "note"};
+  if (!c.sentence.empty()) verdict.text.push_back(txt(" — " + c.sentence));
+  out.push_back(std::move(verdict));
+  if (!c.parts.empty()) {
+    out.push_back(Heading{4, "", {txt("Parts of the claim, each judged")}});
+    out.push_back(parts_table(c));
+  }
+  if (c.sensitivity) {
+    Inline s{txt("At the ledger's shared learning rate (every arm at one rate, before tuning): ")};
+    for (Span& n : verdict_words(c.sensitivity->verdict, c.sensitivity->condition, c.sensitivity->reason)) s.push_back(n);
+    const std::string k = key_number_text(c.sensitivity->key_number);
+    s.push_back(txt(k.empty() ? "." : " (" + k + ")."));
+    out.push_back(Paragraph{s, ""});
+  }
+  for (const Figure& f : figures) out.push_back(f);
 
   out.push_back(Heading{4, "", {txt("Experiment")}});
   out.push_back(Paragraph{{txt(c.experiment.empty() ? "(not described)" : c.experiment)}, ""});
+  out.push_back(Heading{4, "", {txt("Criterion (fixed before the run)")}});
+  out.push_back(Paragraph{{txt(c.criterion.empty() ? "(not stated)" : c.criterion)}, ""});
+  if (!c.thresholds.empty()) out.push_back(named_values_table(c.thresholds, "threshold"));
 
   if (!c.arms.empty()) {
     out.push_back(Heading{4, "", {txt("Arms")}});
@@ -97,26 +132,14 @@ std::vector<Block> claim_section(const ClaimRecord& c, const std::vector<Figure>
     for (const Arm& a : c.arms)
       out.push_back(Details{"Resolved config of arm \"" + a.name + "\"", a.config.dump(2)});
   }
-
-  out.push_back(Heading{4, "", {txt("Criterion (fixed before the run)")}});
-  out.push_back(Paragraph{{txt(c.criterion.empty() ? "(not stated)" : c.criterion)}, ""});
-  if (!c.thresholds.empty()) out.push_back(named_values_table(c.thresholds, "threshold"));
-
   if (!c.measurements.empty()) {
-    out.push_back(Heading{4, "", {txt("Measurements (median and range over seeds)")}});
+    out.push_back(Heading{4, "", {txt("Measurements (median and range over seeds; a failed seed ranks worst)")}});
     out.push_back(measurements_table(c));
   }
   if (!c.facts.empty()) {
     out.push_back(Heading{4, "", {txt("Named numbers")}});
     out.push_back(named_values_table(c.facts, "fact"));
   }
-  for (const Figure& f : figures) out.push_back(f);
-
-  out.push_back(Heading{4, "", {txt("Verdict")}});
-  Paragraph verdict{verdict_cell(c), "note"};
-  if (c.verdict == Verdict::not_testable && !c.reason.empty()) verdict.text.push_back(txt(": " + c.reason));
-  if (!c.sentence.empty()) verdict.text.push_back(txt(" — " + c.sentence));
-  out.push_back(std::move(verdict));
   return out;
 }
 

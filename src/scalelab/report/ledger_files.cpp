@@ -268,6 +268,7 @@ ClaimRecord read_claim(const std::string& path) {
     out.x = m.swept_value("x");
     out.unit = m.str("unit");
     out.values = m.numbers(m.array("values"), "values");
+    if (const auto f = m.number("failed")) out.failed = static_cast<int64_t>(*f);
     out.median = m.number_or_nan("median");
     out.min = m.number_or_nan("min");
     out.max = m.number_or_nan("max");
@@ -284,6 +285,17 @@ ClaimRecord read_claim(const std::string& path) {
   c.sentence = r.str("sentence");
   c.key_number = parse_key_number(r);
   c.seconds = r.number("seconds");
+  const Json& parts = r.array("parts");
+  for (size_t i = 0; i < parts.size(); ++i) {
+    const Reader p = r.child(parts[i], "parts[" + std::to_string(i) + "]");
+    c.parts.push_back({p.str("name", true), p.str("statement"), parse_verdict(p), p.str("condition"),
+                       p.str("reason"), p.str("sentence")});
+  }
+  if (r.has("sensitivity")) {
+    const Reader s = r.child(r.object("sensitivity"), "sensitivity");
+    c.sensitivity = SensitivityRecord{parse_verdict(s), s.str("condition"), s.str("reason"), s.str("sentence"),
+                                      parse_key_number(s)};
+  }
   return c;
 }
 

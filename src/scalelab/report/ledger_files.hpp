@@ -38,6 +38,7 @@ struct Measurement {
   std::string x;  // the swept value as shown: a number, a label, or "L 16, d 64" for several; "" if none
   std::string unit;
   std::vector<double> values;  // per seed; NaN where the JSON holds null
+  int64_t failed = 0;          // seeds whose run failed (null values ranked as the worst)
   double median = 0, min = 0, max = 0;
 };
 
@@ -55,6 +56,20 @@ struct PlotSpec {
   std::vector<Series> series;
   std::vector<std::string> rows, cols;
   std::vector<std::vector<double>> matrix;
+};
+
+// One judged clause of a claim (docs/ledger.md, rule 2).
+struct PartRecord {
+  std::string name, statement;
+  Verdict verdict = Verdict::not_testable;
+  std::string condition, reason, sentence;
+};
+
+// The claim evaluated with every tuned arm at the ledger's shared learning rate.
+struct SensitivityRecord {
+  Verdict verdict = Verdict::not_testable;
+  std::string condition, reason, sentence;
+  KeyNumber key_number;
 };
 
 struct ClaimRecord {
@@ -77,6 +92,8 @@ struct ClaimRecord {
   std::string sentence;
   KeyNumber key_number;
   std::optional<double> seconds;
+  std::vector<PartRecord> parts;                // empty for a claim judged as one
+  std::optional<SensitivityRecord> sensitivity;  // training claims with tuned arms
 };
 
 struct LedgerEntry {  // one claim's summary record in ledger.json
