@@ -37,6 +37,20 @@ TEST(Paired, TextNamesMedianRangeAndFailures) {
   EXPECT_TRUE(contains(t, "1 without a baseline")) << t;
 }
 
+TEST(SeedCase, SaysMarginalWhenTheSeedsOwnSpreadWouldChangeTheOutcome) {
+  auto at_least_1_5 = [](double x) { return x >= 1.5; };
+  // Decided (every seed >= 1.5) but the seeds spread 0.2 and the lowest sits 0.05 above.
+  const Case near = seed_case("d_k = 64", {1.55, 1.75, 1.6}, at_least_1_5, "ratio");
+  EXPECT_EQ(near.outcome, Outcome::yes);
+  EXPECT_TRUE(contains(near.detail, "marginal")) << near.detail;
+  // Far from the threshold: not marginal.
+  const Case far = seed_case("d_k = 256", {3.0, 3.1, 3.2}, at_least_1_5, "ratio");
+  EXPECT_EQ(far.outcome, Outcome::yes);
+  EXPECT_FALSE(contains(far.detail, "marginal")) << far.detail;
+  // The word reaches the claim's sentence.
+  EXPECT_TRUE(contains(tiny_dk({{2, {{2.0, 2.0, 2.05}, {2.0, 2.0, 2.0}}}}).sentence, "marginal"));
+}
+
 // ---- E7 ----------------------------------------------------------------------------------------
 
 LearnedArm learned(const std::string& name, double loss_minus_fixed, double steps_ratio) {

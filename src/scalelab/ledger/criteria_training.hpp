@@ -34,7 +34,8 @@ std::vector<double> paired_gaps(const PairedRuns& p);
 // "2.1x (1.8-2.4 over 3 seeds)": the median and range of per-seed values, with failures named.
 std::string per_seed_text(const std::vector<double>& per_seed, const std::string& unit = "x");
 
-// A case decided by every seed meeting `meets`; its detail is the values and the vote.
+// A case decided by every seed meeting `meets`; its detail is the values and the vote, and says
+// "marginal" when moving every seed by the seeds' own spread would change the outcome.
 Case seed_case(const std::string& condition, const std::vector<double>& per_seed,
                const std::function<bool(double)>& meets, const std::string& what,
                const std::string& unit = "x");
