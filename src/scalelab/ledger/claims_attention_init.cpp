@@ -323,6 +323,7 @@ Claim a9() {
 
 // Standard deviations of the scaled logits tried: unit variance, and the spreads of A9's range.
 constexpr double kA10Spreads[] = {1.0, 10.0, 30.0};
+constexpr size_t kA10EmulatedSeeds = 3;
 
 Claim a10() {
   Claim c;
@@ -330,13 +331,14 @@ Claim a10() {
             "FlashAttention (tiling with online softmax) computes the same result and is numerically safe.",
             "The project's tiled flash kernel against the naive kernel in f32, both against a double "
             "reference (d_k 64, N 256, causal off); the emulated f16/bf16 naive and flash algorithms "
-            "against the reference; each at scaled-logit standard deviations 1, 10 and 30; the saved "
-            "forward state's size against N.",
+            "against the reference (3 seeds; f32: every init seed); each at scaled-logit standard "
+            "deviations 1, 10 and 30; the saved forward state's size against N.",
             "Two parts, each format and logit spread a case, every seed: \"same\" = in f32 max "
             "|flash − reference| <= 1e-5 · max |reference|; \"safe\" = in f16/bf16 the flash error is "
             "<= 2x the naive's and the flash kernel has no overflowing or NaN result."};
   c.plan = [](ClaimRun& r) {
     r.add_computed_arm("kernels", {{"d_k", 64}, {"n", 256}, {"heads", 2}, {"logit_std", std::vector<double>(std::begin(kA10Spreads), std::end(kA10Spreads))},
+                                   {"emulated_seeds", kA10EmulatedSeeds},
                                    {"memory_n", {256, 1024, 4096}}},
                        r.mode().seeds(r.mode().init_seeds));
     r.threshold("same_result_rel", criteria::kSameResultRel);
@@ -349,7 +351,9 @@ Claim a10() {
     std::vector<criteria::FlashCase> cases;
     for (double spread : kA10Spreads)
       for (const char* f : {"f32", "f16", "bf16"}) cases.push_back({f, spread, {}, {}, {}});
-    for (int64_t seed : r.mode().seeds(r.mode().init_seeds)) {
+    const std::vector<int64_t> all_seeds = r.mode().seeds(r.mode().init_seeds);
+    for (size_t seed_index = 0; seed_index < all_seeds.size(); ++seed_index) {
+      const int64_t seed = all_seeds[seed_index];
       for (size_t si = 0; si < std::size(kA10Spreads); ++si) {
         // q, k ~ N(0, a²) give scaled logits q·k/sqrt(d_k) of variance a⁴: a = sqrt(spread).
         const double spread = kA10Spreads[si], a = std::sqrt(spread);
@@ -374,6 +378,8 @@ Claim a10() {
         attention_forward<float>(AttentionKernel::naive, shape, AttentionOptions<float>{.scale = scale}, q.data(), k.data(), v.data(), out.data(), saved);
         f32.naive_error.push_back(err(out));
         f32.flash_overflow.push_back(0);
+        // The emulated formats cost ~100x the f32 kernels: the first kA10EmulatedSeeds seeds.
+        if (seed_index >= kA10EmulatedSeeds) continue;
         for (DType f : {DType::f16, DType::bf16}) {
           criteria::FlashCase& c = cases[si * 3 + (f == DType::f16 ? 1 : 2)];
           for (SoftmaxAlgorithm alg : {SoftmaxAlgorithm::naive, SoftmaxAlgorithm::flash}) {
