@@ -2,195 +2,364 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
+#include <limits>
 
 #include "scalelab/core/error.hpp"
 
 namespace scalelab::ledger::criteria {
 namespace {
 
-std::string pct(double share) { return fmt(100.0 * share) + " %"; }
-std::string signed_pct(double share) { return (share >= 0 ? "+" : "") + pct(share); }
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-// "a, b and c" of the values where a case held (the data need not be monotone in them).
-std::string list_values(const std::vector<int64_t>& v) {
-  std::string out;
-  for (size_t i = 0; i < v.size(); ++i)
-    out += (i == 0 ? "" : i + 1 == v.size() ? " and " : ", ") + std::to_string(v[i]);
-  return out;
+std::string pct(double share) { return fmt(100.0 * share) + " %"; }
+
+int64_t failed_count(const std::vector<double>& v) {
+  return std::count_if(v.begin(), v.end(), [](double x) { return !std::isfinite(x); });
+}
+
+// "3.82 (3.6 to 4.1 over 8 seeds, 1 failed)": median and range; failed values rank as the worst
+// (+inf) and are counted.
+std::string values_text(const std::vector<double>& v, const std::string& unit = "") {
+  if (v.empty()) return "no seeds";
+  const Spread s = spread_of(v);
+  auto num = [&](double x) { return unit == "%" ? pct(x) : fmt(x) + unit; };
+  std::string t = num(s.median);
+  if (v.size() > 1) t += " (" + num(s.min) + " to " + num(s.max) + " over " + std::to_string(v.size()) + " seeds)";
+  if (const int64_t f = failed_count(v)) t += ", " + std::to_string(f) + " of " + std::to_string(v.size()) + " failed";
+  return t;
+}
+
+// A case decided by every seed meeting `meets`. A failed (non-finite) value never meets it,
+// whichever side the threshold is on: it is counted and said in the detail.
+Case init_case(const std::string& condition, const std::vector<double>& per_seed,
+               const std::function<bool(double)>& meets, const std::string& what, const std::string& unit = "",
+               double threshold = kNaN) {
+  std::vector<double> finite_only;
+  for (double x : per_seed) finite_only.push_back(std::isfinite(x) ? x : kNaN);
+  const Vote v = vote(finite_only, meets);
+  std::string detail = what + " " + values_text(per_seed, unit) + "; " + v.text() + " meet it";
+  if (std::isfinite(threshold)) detail += marginal_note(per_seed, threshold);
+  return Case{condition, v.outcome, detail};
+}
+
+Case single_case(const std::string& condition, bool yes, const std::string& detail) {
+  return Case{condition, yes ? Outcome::yes : Outcome::no, detail};
+}
+
+Part part(const std::string& name, const std::string& statement, Verdict v, std::vector<std::string> arms = {}) {
+  if (arms.empty()) arms = v.tested;
+  return Part{name, statement, std::move(v), std::move(arms)};
+}
+
+bool within_factor(double x, double factor) { return x >= 1.0 / factor && x <= factor; }
+
+std::string length_d(int64_t length, int64_t d) {
+  return "L = " + std::to_string(length) + ", d = " + std::to_string(d);
+}
+
+std::string init_words(const std::string& init) {
+  if (init == "normal") return "N(0,1)";
+  if (init == "normal_inv_d") return "N(0,1/d)";
+  if (init == "xavier_uniform") return "Xavier uniform";
+  return init;
+}
+
+std::string scale_words(const std::string& scale) {
+  if (scale == "sqrt_d") return "sqrt(d)";
+  if (scale == "inv_d") return "1/d";
+  return scale;
 }
 
 }  // namespace
+
+std::string marginal_note(const std::vector<double>& per_seed, double threshold) {
+  const Spread s = spread_of(per_seed);
+  if (per_seed.size() < 2 || s.failed > 0 || !std::isfinite(s.median) || threshold == 0) return "";
+  if (std::abs(s.median - threshold) > s.max - s.min) return "";
+  const double rel = (s.median - threshold) / std::abs(threshold);
+  return " (marginal: the median " + fmt(s.median) + " is " + pct(std::abs(rel)) +
+         (rel < 0 ? " below" : " above") + " the threshold " + fmt(threshold) + ", within the seeds' spread " +
+         fmt(s.min) + " to " + fmt(s.max) + ")";
+}
+
+// ---- E1, A1 -------------------------------------------------------------------------------
+
 Verdict matches_closed_form(const std::vector<double>& ratios, const std::vector<double>& rel_se,
-                            const std::string& what) {
+                            const std::string& what, const std::vector<std::string>& conditions) {
   SL_CHECK(!ratios.empty() && ratios.size() == rel_se.size(), "matches_closed_form: ",
            ratios.size(), " ratios, ", rel_se.size(), " standard errors");
-  double worst = 0, worst_sigma = 0;
+  SL_CHECK(conditions.empty() || conditions.size() == ratios.size(), "matches_closed_form: ",
+           conditions.size(), " conditions for ", ratios.size(), " ratios");
+  std::vector<Case> cases;
+  double worst = 0, worst_sigma = -1;
   for (size_t i = 0; i < ratios.size(); ++i) {
     double sigmas = std::abs(ratios[i] - 1.0) / rel_se[i];
-    if (!std::isfinite(sigmas)) sigmas = INFINITY;  // a NaN estimate or a zero SE never passes
+    if (!std::isfinite(sigmas)) sigmas = INFINITY;  // a failed estimate or a zero SE never passes
     if (sigmas > worst_sigma) worst_sigma = sigmas, worst = ratios[i];
+    const std::string name = conditions.empty() ? "estimate " + std::to_string(i + 1) : conditions[i];
+    const std::string dir = !std::isfinite(ratios[i]) ? "failed (non-finite)"
+                            : ratios[i] >= 1          ? "above 1"
+                                                      : "below 1";
+    cases.push_back(single_case(name, sigmas <= kMonteCarloSigmas,
+                                "ratio " + fmt(ratios[i]) + ", " + dir + " by " + fmt(sigmas) + " standard errors"));
   }
-  const std::string s = what + ": the Monte Carlo estimate over closed form is within " +
-                        fmt(worst_sigma) + " standard errors of 1 at worst (ratio " + fmt(worst) + ")";
-  return worst_sigma <= kMonteCarloSigmas ? Verdict::holds(s + ".") : Verdict::does_not_hold(s + ".");
+  Verdict v = from_cases(cases, what + ": the Monte Carlo estimate over the closed form is within 5 standard errors of 1",
+                         "estimate");
+  v.sentence += " At worst " + fmt(worst_sigma) + " standard errors (ratio " + fmt(worst) + ").";
+  return v;
 }
+
+// ---- E2 -----------------------------------------------------------------------------------
 
 Verdict pe_variance(const std::vector<PeCase>& cases) {
   SL_CHECK(!cases.empty(), "pe_variance: no cases");
-  bool rows_half = true;
-  const PeCase* worst = &cases.front();
+  std::vector<Case> rows, dims;
   for (const PeCase& c : cases) {
-    rows_half = rows_half && std::abs(c.row_mean_square - 0.5) <= 1e-6;
-    if (c.dims_near_half < worst->dims_near_half) worst = &c;
+    const std::string name = length_d(c.length, c.d_model);
+    const double dev = std::abs(c.worst_row_mean_square - 0.5);
+    rows.push_back(single_case(name, std::isfinite(dev) && dev <= kRowMeanSquareTolerance,
+                               "the row furthest from 0.5 has mean square " + fmt(c.worst_row_mean_square)));
+    const bool ok = std::isfinite(c.dims_near_half) && c.dims_near_half >= kPeDimShare;
+    dims.push_back(single_case(name, ok,
+                               pct(c.dims_near_half) + " of the dimensions in [0.4, 0.6]" +
+                                   (ok ? "" : "; the low-frequency dimensions, whose period is not much shorter than L, vary less")));
   }
-  const std::string tail = "; at L = " + std::to_string(worst->length) + ", d = " +
-                           std::to_string(worst->d_model) + " only " + pct(worst->dims_near_half) +
-                           " of the dimensions have a variance over positions in [0.4, 0.6]";
-  if (!rows_half)
-    return Verdict::does_not_hold("The per-position mean square is not 0.5" + tail + ".");
-  if (worst->dims_near_half >= kPeDimShare)
-    return Verdict::holds("Every position's mean square is 0.5 and >= 90 % of dimensions have a variance near 0.5 in every case (worst: L = " +
-                          std::to_string(worst->length) + ", d = " + std::to_string(worst->d_model) + ", " + pct(worst->dims_near_half) + ").");
-  return Verdict::legacy_holds_only_if(
-      "it means the mean square of each position's row (exactly 0.5), or dimensions whose period is much shorter than L",
-      "Each position's row has mean square 0.5 exactly (sin² + cos² = 1), but per dimension the variance over positions falls towards 0 for the low-frequency dimensions" + tail + ".");
+  return from_parts(
+      {part("per position", "each position's row of the encoding has mean square 0.5",
+            from_cases(rows, "Every position's row has mean square 0.5 (within 1e-6)", "(L, d)")),
+       part("per dimension", "each dimension's entries have variance about 0.5 over the positions",
+            from_cases(dims, "Per dimension, the variance over positions is near 0.5 (>= 90 % of dimensions in [0.4, 0.6])",
+                       "(L, d)"))});
+}
+
+// ---- E3, E4 -------------------------------------------------------------------------------
+
+std::string embed_arm_condition(const EmbedArm& a) {
+  return "init " + init_words(a.init) + " × " + scale_words(a.scale);
 }
 
 Verdict unscaled_dominates(const std::vector<EmbedArm>& arms) {
   const EmbedArm* unscaled = nullptr;
-  std::vector<const EmbedArm*> dominating;
+  std::string context;
   for (const EmbedArm& a : arms) {
     if (a.init == "normal" && a.scale == "1") unscaled = &a;
-    if (a.ratio >= kDominatesRatio && a.position_r2 < kDrownedR2) dominating.push_back(&a);
+    else
+      context += (context.empty() ? "" : ", ") + embed_arm_condition(a) + " " + fmt(median_of(a.ratio));
   }
   SL_CHECK(unscaled != nullptr, "unscaled_dominates: no arm with init normal, scale 1");
-  const std::string base = "Unscaled N(0,1): Var(token)/Var(PE) = " + fmt(unscaled->ratio) +
-                           " per entry, position R² = " + fmt(unscaled->position_r2);
-  if (unscaled->ratio >= kDominatesRatio && unscaled->position_r2 < kDrownedR2)
-    return Verdict::holds(base + ": the token part dominates and the position is drowned.");
-  if (!dominating.empty()) {
-    std::string which;
-    for (const EmbedArm* a : dominating)
-      which += (which.empty() ? "" : ", ") + a->init + " × " + a->scale + " (ratio " + fmt(a->ratio) +
-               ", R² " + fmt(a->position_r2) + ")";
-    return Verdict::legacy_holds_only_if(
-        "the embedding is scaled up (" + which + "); unscaled N(0,1) is only " + fmt(unscaled->ratio) + "x the PE",
-        base + "; the seed compares the vector's total variance (d) with one entry's (1).");
-  }
-  return Verdict::does_not_hold(base + "; no arm reaches a 10x ratio with R² < 0.5.");
+  const std::string name = embed_arm_condition(*unscaled);
+  const Case dominates = init_case(name, unscaled->ratio, [](double r) { return r > kDominatesRatio; },
+                                   "Var(token)/Var(PE)", "", kDominatesRatio);
+  const Case drowned = init_case(name, unscaled->position_r2, [](double r2) { return r2 < kDrownedR2; },
+                                 "held-out position R²", "", kDrownedR2);
+  Verdict v = from_parts(
+      {part("dominates", "unscaled N(0,1) token embeddings dominate the sum with the positional encoding",
+            from_cases({dominates}, "The token part dominates the encoder input (Var(token)/Var(PE) > 4)", "arm")),
+       part("drowns position", "so that the position information is drowned",
+            from_cases({drowned}, "The position is drowned (a linear probe on the layer-0 input recovers R² < 0.5 of it)",
+                       "arm"))});
+  const double r = median_of(unscaled->ratio), r2 = median_of(unscaled->position_r2);
+  v.sentence += " Unscaled, the token part's variance is " + fmt(r) + "x the position part's" +
+                (std::isfinite(r) && r > 1 ? " (larger)" : " (not larger)") + " and a linear probe recovers " +
+                (std::isfinite(r2) ? pct(std::max(r2, 0.0)) : std::string("n/a")) + " of the position encoding.";
+  if (!context.empty()) v.sentence += " Other arms, as context (not conditions): " + context + ".";
+  return v;
 }
 
 Verdict scaled_matches(const std::vector<EmbedArm>& arms) {
   SL_CHECK(!arms.empty(), "scaled_matches: no arms");
-  std::string matched, unmatched;
+  std::vector<Case> cases;
   for (const EmbedArm& a : arms) {
-    const bool ok = a.ratio <= kMatchedFactor && a.ratio >= 1.0 / kMatchedFactor;
-    (ok ? matched : unmatched) += std::string((ok ? matched : unmatched).empty() ? "" : ", ") +
-                                  a.init + " (ratio " + fmt(a.ratio) + ")";
+    Case c = init_case(embed_arm_condition(a), a.ratio, [](double r) { return within_factor(r, kMatchedFactor); },
+                       "Var(token)/Var(PE)");
+    const double m = median_of(a.ratio);
+    if (std::isfinite(m)) {
+      c.detail += m > 1 ? ", the token part larger" : ", the token part smaller";
+      c.detail += marginal_note(a.ratio, m > 1 ? kMatchedFactor : 1.0 / kMatchedFactor);
+    }
+    cases.push_back(c);
   }
-  if (unmatched.empty()) return Verdict::holds("After ×sqrt(d) every init is within 4x of the PE: " + matched + ".");
-  if (matched.empty()) return Verdict::does_not_hold("After ×sqrt(d) no init is within 4x of the PE: " + unmatched + ".");
-  return Verdict::legacy_holds_only_if("the embedding is initialised with std about d^-1/2: " + matched,
-                                "Within 4x of the PE: " + matched + "; not: " + unmatched + ".");
+  return from_cases(cases, "After ×sqrt(d) the token part is within 4x of the position part (Var(token)/Var(PE) in [1/4, 4])",
+                    "init");
 }
 
-Verdict logit_variance_exponents(const Exponents& e) {
-  const std::string fitted = "fitted exponents " + fmt(e.scale_1) + " / " + fmt(e.scale_sqrt_d) +
-                             " / " + fmt(e.scale_d) + " for scales 1 / sqrt(d) / d (Post-LN, N(0,1), fixed d_k); Pre-LN at most |" +
-                             fmt(e.pre_ln_max_abs) + "|";
-  auto near = [](double x, double target) { return std::abs(x - target) <= kExponentTolerance; };
-  if (near(e.scale_1, 2) && near(e.scale_d, 4)) return Verdict::holds("As claimed: " + fitted + ".");
-  if (near(e.scale_sqrt_d, 2) && near(e.scale_d, 4))
-    return Verdict::legacy_holds_only_if(
-        "the d² belongs to ×sqrt(d), not to no scale (Post-LN, N(0,1) init): the seed is one level off",
-        "Not as stated: " + fitted + ".");
-  return Verdict::does_not_hold("Not as stated: " + fitted + ".");
+// ---- E5 -----------------------------------------------------------------------------------
+
+Verdict logit_variance_exponents(const std::vector<ExponentCase>& cases) {
+  SL_CHECK(!cases.empty(), "logit_variance_exponents: no cases");
+  std::vector<Case> unscaled, times_d;
+  std::string context;
+  auto near = [](double target) {
+    return [target](double k) { return std::abs(k - target) <= kExponentTolerance; };
+  };
+  for (const ExponentCase& c : cases) {
+    unscaled.push_back(init_case(c.condition, c.scale_1, near(2), "fitted exponent"));
+    times_d.push_back(init_case(c.condition, c.scale_d, near(4), "fitted exponent"));
+    context += (context.empty() ? "" : "; ") + c.condition + ": " + values_text(c.scale_1) + " / " +
+               values_text(c.scale_sqrt_d) + " / " + values_text(c.scale_d);
+  }
+  Verdict v = from_parts(
+      {part("unscaled: d²", "unscaled, the QKᵀ variance grows like d_model²",
+            from_cases(unscaled, "Unscaled (×1) the logit variance grows like d² (exponent 2 ± 0.5)", "norm placement")),
+       part("×d: d⁴", "with ×d_model it grows like d_model⁴ and explodes",
+            from_cases(times_d, "With ×d the logit variance grows like d⁴ (exponent 4 ± 0.5)", "norm placement"))});
+  v.sentence += " Fitted exponents for scales 1 / sqrt(d) / d (N(0,1) init, d_k fixed): " + context + ".";
+  return v;
 }
 
-std::string first_overflowing_op(const OverflowByOp& ops) {
+// ---- E6 -----------------------------------------------------------------------------------
+
+std::string first_in_forward_order(const std::vector<OpOverflow>& ordered) {
+  for (const OpOverflow& o : ordered)
+    if (o.overflow > 0) return o.op;
+  return "";
+}
+
+std::string most_overflowing_op(const std::vector<OpOverflow>& ops) {
   std::string best;
   double most = 0;
-  for (const auto& [op, n] : ops.overflow)
-    if (n > most) most = n, best = op;
+  for (const OpOverflow& o : ops)
+    if (o.overflow > most) most = o.overflow, best = o.op;
   return best;
 }
 
-Verdict embedding_overflows_f16(const OverflowByOp& ops, int64_t d_model) {
-  auto get = [](const std::map<std::string, double>& m, const std::string& k) {
-    auto it = m.find(k);
-    return it == m.end() ? 0.0 : it->second;
-  };
-  const double emb = get(ops.overflow, "embedding_scale");
-  const std::string first = first_overflowing_op(ops);
-  const std::string where = first.empty() ? "no op overflows"
-                                          : "the op with most overflows is " + first + " (" +
-                                                fmt(get(ops.overflow, first)) + " results)";
-  const std::string s = "At d = " + std::to_string(d_model) + " the ×sqrt(d) embedding's largest value is " +
-                        fmt(get(ops.max_abs, "embedding_scale")) + " (f16 max 65504); " + where + ".";
-  if (emb > 0) return Verdict::holds(s);
-  if (!first.empty())
-    return Verdict::does_not_hold(s + " The embedding itself stays in range; another op overflows first.");
-  return Verdict::does_not_hold(s);
+Verdict embedding_overflows_f16(const std::vector<OverflowArm>& arms) {
+  SL_CHECK(!arms.empty(), "embedding_overflows_f16: no arms");
+  std::vector<Case> cases;
+  std::string where;
+  for (const OverflowArm& a : arms) {
+    Case c = init_case(a.condition, a.embedding_overflow, [](double n) { return n > 0; },
+                       "overflowing results of the ×sqrt(d) embedding");
+    c.detail += ", largest |value| " + fmt(a.embedding_max_abs) + " (f16 max 65504)";
+    cases.push_back(c);
+    where += " " + a.condition + ": " +
+             (a.first_op.empty() ? "no op overflows"
+                                 : "the first op to overflow in forward order is " + a.first_op +
+                                       "; the op with the most overflows is " + a.most_op + " (" + fmt(a.most_count) + ")") +
+             ".";
+  }
+  Verdict v = from_cases(cases, "The ×sqrt(d) embedding itself overflows f16 on every seed", "arm");
+  v.sentence += where;
+  return v;
 }
+
+// ---- A1 -----------------------------------------------------------------------------------
+
+Verdict unit_variance_premise(const std::vector<PremiseCase>& cases) {
+  SL_CHECK(!cases.empty(), "unit_variance_premise: no cases");
+  std::vector<Case> out;
+  for (const PremiseCase& c : cases) {
+    SL_CHECK(c.q_var.size() == c.k_var.size(), "unit_variance_premise: ", c.q_var.size(), " Var(q) seeds, ",
+             c.k_var.size(), " Var(k) seeds");
+    // Per seed, the further of the two from 1 in ratio (a failed one: NaN, never meets it).
+    std::vector<double> worst;
+    for (size_t i = 0; i < c.q_var.size(); ++i) {
+      const double q = c.q_var[i], k = c.k_var[i];
+      if (!std::isfinite(q) || !std::isfinite(k) || q <= 0 || k <= 0) { worst.push_back(kNaN); continue; }
+      const double fq = std::max(q, 1.0 / q), fk = std::max(k, 1.0 / k);
+      worst.push_back(std::max(fq, fk));
+    }
+    Case k = init_case(c.condition, worst, [](double f) { return f <= kUnitVarianceFactor; },
+                       "larger factor from 1 of Var(q_i), Var(k_i):", "x");
+    const double mq = median_of(c.q_var), mk = median_of(c.k_var);
+    k.detail += "; Var(q_i) " + values_text(c.q_var) + (mq > 1 ? " (above 1)" : " (below 1)") + ", Var(k_i) " +
+                values_text(c.k_var) + (mk > 1 ? " (above 1)" : " (below 1)");
+    out.push_back(k);
+  }
+  return from_cases(out, "The model's q and k entries have about unit variance at init (within 2x of 1)", "model");
+}
+
+// ---- A2 -----------------------------------------------------------------------------------
 
 Verdict logits_within_range(const std::vector<WithinCase>& cases) {
   SL_CHECK(!cases.empty(), "logits_within_range: no cases");
-  std::string yes, no;
+  std::vector<Case> unit, within;
   for (const WithinCase& c : cases) {
-    const bool ok = c.share >= kWithinShare;
-    (ok ? yes : no) += std::string((ok ? yes : no).empty() ? "" : ", ") + c.where + " " + pct(c.share);
+    Case u = init_case(c.where, c.var, [](double v) { return within_factor(v, kUnitVarianceFactor); },
+                       "Var(scaled logits)");
+    const double m = median_of(c.var);
+    if (std::isfinite(m)) u.detail += m > 1 ? ", above 1" : ", below 1";
+    unit.push_back(u);
+    within.push_back(init_case(c.where, c.share, [](double s) { return s >= kWithinShare; }, "share within [-3, 3]", "%",
+                               kWithinShare));
   }
-  if (no.empty()) return Verdict::holds("Share of logits within [-3, 3]: " + yes + ".");
-  if (!yes.empty()) return Verdict::legacy_holds_only_if("q and k have unit-variance iid components (" + yes + ")",
-                                                  "Share within [-3, 3] below 99 %: " + no + ".");
-  return Verdict::does_not_hold("Share within [-3, 3]: " + no + ".");
+  return from_parts({part("unit variance", "dividing by sqrt(d_k) gives unit-variance logits",
+                          from_cases(unit, "The scaled logits have unit variance (within 2x of 1)", "case")),
+                     part("within [-3, 3]", "almost all within [-3, 3]",
+                          from_cases(within, "Almost all scaled logits lie within [-3, 3] (>= 99 %)", "case"))});
 }
+
+// ---- A5 -----------------------------------------------------------------------------------
 
 Verdict softmax_derivative_range(const std::vector<RowCase>& cases) {
   SL_CHECK(!cases.empty(), "softmax_derivative_range: no cases");
-  std::string yes, no;
-  std::vector<int64_t> where;
+  std::vector<Case> moderate, extreme;
   for (const RowCase& c : cases) {
-    const bool ok = c.mean_pp >= kPpLo && c.mean_pp <= kPpHi;
-    (ok ? yes : no) += std::string((ok ? yes : no).empty() ? "" : ", ") + "n = " + std::to_string(c.n) + ": " + fmt(c.mean_pp);
-    if (ok) where.push_back(c.n);
+    const std::string name = "n = " + std::to_string(c.n);
+    Case m = init_case(name, c.mean_pp, [](double pp) { return pp >= kPpLo && pp <= kPpHi; }, "mean p(1-p)");
+    const double med = median_of(c.mean_pp);
+    if (std::isfinite(med)) m.detail += med < kPpLo ? ", below the range" : med > kPpHi ? ", above the range" : "";
+    moderate.push_back(m);
+    extreme.push_back(init_case(name, c.extreme_max_pp, [](double pp) { return pp <= kNearZeroPp; },
+                                "mean of each row's largest p(1-p)", "", kNearZeroPp));
   }
-  const std::string s = "Mean p(1-p) for unit-variance logits: in [0.05, 0.25] at " + (yes.empty() ? "none" : yes) +
-                        "; outside at " + (no.empty() ? "none" : no) + ".";
-  if (no.empty()) return Verdict::holds(s);
-  if (!yes.empty()) return Verdict::legacy_holds_only_if("the row has n = " + list_values(where) + " keys", s);
-  return Verdict::does_not_hold(s);
+  return from_parts(
+      {part("extreme inputs", "p(1−p) is near 0 at extreme inputs",
+            from_cases(extreme, "At extreme inputs (logit std 10) the largest p(1-p) of a row is near 0 (<= 0.01)", "n")),
+       part("inputs in [-3, 3]", "p(1−p) is about 0.05–0.25 for inputs in [-3, 3]",
+            from_cases(moderate, "For unit-variance logits the mean p(1-p) is in [0.05, 0.25]", "n"))});
 }
+
+// ---- A9 -----------------------------------------------------------------------------------
 
 Verdict scaled_logits_overflow(const std::vector<AttentionOverflow>& cases) {
-  std::string with_max, without_max;
-  for (const AttentionOverflow& c : cases) {
-    if (c.overflow <= 0) continue;
-    std::string& out = c.subtract_max ? with_max : without_max;
-    out += (out.empty() ? "" : ", ") + c.format + " " + c.order + " (" + fmt(c.overflow) + ")";
-  }
-  if (!with_max.empty()) return Verdict::holds("inf arises even with max subtraction: " + with_max + ".");
-  if (!without_max.empty())
-    return Verdict::legacy_holds_only_if("the softmax skips the max subtraction (e^x overflows f16 above x = 11.1)",
-                                  "Overflows only without max subtraction: " + without_max + ".");
-  return Verdict::does_not_hold("No configuration overflowed.");
+  SL_CHECK(!cases.empty(), "scaled_logits_overflow: no cases");
+  std::vector<Case> out;
+  for (const AttentionOverflow& c : cases)
+    out.push_back(init_case(c.condition, c.overflow, [](double n) { return n > 0; },
+                            "overflowing or NaN results per seed, median"));
+  return from_cases(out, "Scaled logits (std 10, about ±30) give inf or NaN in the attention on every seed",
+                    "configuration");
 }
 
+// ---- A10 ----------------------------------------------------------------------------------
+
 Verdict flash_is_safe(const std::vector<FlashCase>& cases) {
-  bool has_f32 = false;
-  for (const FlashCase& c : cases) has_f32 = has_f32 || c.format == "f32";
-  SL_CHECK(has_f32, "flash_is_safe: no f32 case");
-  bool same = true, safe = true;
-  std::string s;
+  std::vector<Case> same, safe;
   for (const FlashCase& c : cases) {
-    if (c.format == "f32") same = same && c.flash_error <= kSameResultRel;
-    else safe = safe && c.overflow <= 0 && c.flash_error <= kSafeErrorFactor * std::max(c.naive_error, 1e-12);
-    s += (s.empty() ? "" : "; ") + c.format + ": flash " + fmt(c.flash_error) + ", naive " + fmt(c.naive_error);
+    const std::string name = c.format + ", logit std " + fmt(c.spread);
+    if (c.format == "f32") {
+      same.push_back(init_case(name, c.flash_error, [](double e) { return e <= kSameResultRel; },
+                               "flash error / max |reference|", "", kSameResultRel));
+      continue;
+    }
+    SL_CHECK(c.flash_error.size() == c.naive_error.size() && c.flash_error.size() == c.flash_overflow.size(),
+             "flash_is_safe: per-seed sizes differ for ", name);
+    // Per seed: flash error over naive error, +inf when the flash kernel overflowed.
+    std::vector<double> ratio;
+    for (size_t i = 0; i < c.flash_error.size(); ++i)
+      ratio.push_back(c.flash_overflow[i] > 0 || !std::isfinite(c.flash_overflow[i])
+                          ? INFINITY
+                          : c.flash_error[i] / std::max(c.naive_error[i], 1e-12));
+    Case k = init_case(name, ratio, [](double r) { return r <= kSafeErrorFactor; }, "flash error over naive error", "x",
+                       kSafeErrorFactor);
+    k.detail += "; flash " + values_text(c.flash_error) + ", naive " + values_text(c.naive_error) +
+                "; flash overflow or NaN results " + values_text(c.flash_overflow);
+    safe.push_back(k);
   }
-  if (same && safe) return Verdict::holds("Relative error against the reference: " + s + ".");
-  if (same) return Verdict::legacy_holds_only_if("in f32: reduced formats lose more with tiling", s + ".");
-  return Verdict::does_not_hold(s + ".");
+  SL_CHECK(!same.empty(), "flash_is_safe: no f32 case");
+  std::vector<Part> parts = {part("same result", "tiled attention with an online softmax computes the same result",
+                                  from_cases(same, "In f32 the flash kernel matches the reference (error <= 1e-5)",
+                                             "format and logit spread"))};
+  if (!safe.empty())
+    parts.push_back(part("numerically safe", "and is numerically safe",
+                         from_cases(safe, "In f16/bf16 flash is as safe as naive (error <= 2x naive's, no overflow)",
+                                    "format and logit spread")));
+  return from_parts(parts);
 }
+
+// ---- A13 ----------------------------------------------------------------------------------
 
 double uniform_threshold(int64_t n) {
   SL_CHECK(n >= 2, "uniform_threshold: n = ", n, " (needs >= 2 keys)");
@@ -199,18 +368,19 @@ double uniform_threshold(int64_t n) {
 
 Verdict uniform_flag(const std::vector<FlagCase>& cases) {
   SL_CHECK(!cases.empty(), "uniform_flag: no cases");
-  bool fires_inv_dk = true, quiet_inv_sqrt = true;
-  std::string s;
+  std::vector<Case> fires, quiet;
   for (const FlagCase& c : cases) {
-    fires_inv_dk = fires_inv_dk && c.share_inv_dk >= kFlagShare;
-    quiet_inv_sqrt = quiet_inv_sqrt && c.share_inv_sqrt_dk < kFlagShare;
-    s += (s.empty() ? "" : "; ") + std::string("n = ") + std::to_string(c.n) + ": 1/d_k " +
-         pct(c.share_inv_dk) + ", 1/sqrt(d_k) " + pct(c.share_inv_sqrt_dk);
+    const std::string name = "n = " + std::to_string(c.n);
+    fires.push_back(init_case(name, c.share_inv_dk, [](double s) { return s >= kFlagShare; },
+                              "rows flagged under 1/d_k", "%", kFlagShare));
+    quiet.push_back(init_case(name, c.share_inv_sqrt_dk, [](double s) { return s < kFlagShare; },
+                              "rows flagged under 1/sqrt(d_k)", "%", kFlagShare));
   }
-  s = "Rows above tau(n) = 1 - 0.25/ln n: " + s + ".";
-  if (fires_inv_dk && quiet_inv_sqrt) return Verdict::holds(s);
-  if (fires_inv_dk) return Verdict::legacy_holds_only_if("the threshold is set per row length", s);
-  return Verdict::does_not_hold(s);
+  return from_parts(
+      {part("fires when too strong", "near-uniform weights (all near 1/n) flag a scaling that is too strong (1/d_k)",
+            from_cases(fires, "The flag (>= 50 % of rows above tau(n) = 1 - 0.25/ln n) fires for 1/d_k", "n")),
+       part("quiet otherwise", "and do not flag the right scaling (1/sqrt(d_k))",
+            from_cases(quiet, "The flag stays quiet for 1/sqrt(d_k)", "n"))});
 }
 
 }  // namespace scalelab::ledger::criteria
