@@ -72,6 +72,20 @@ TEST(FromParts, ConditionalPartsOnTheSameCasesIntersect) {
   EXPECT_EQ(from_parts({p("a", a), p("c", c)}).kind, VerdictKind::does_not_hold);
 }
 
+TEST(FromParts, OnSharedCasesAPartUndecidedWhereAnotherFailsDoesNotHideWhereBothHeld) {
+  // A2's shape: "within [-3, 3]" holds only on synthetic logits; "unit variance" holds there and
+  // is undecided elsewhere. Case by case the claim holds on synthetic and fails on the others.
+  const Verdict within = from_cases({yes("synthetic"), no("init"), no("trained")}, "W", "where");
+  const Verdict unit = from_cases({yes("synthetic"), split("init"), split("trained")}, "U", "where");
+  const Verdict v = from_parts({p("within", within), p("unit variance", unit)});
+  EXPECT_EQ(v.kind, VerdictKind::holds_only_if);
+  EXPECT_EQ(v.condition, "synthetic");
+  // Undecided where nothing fails: not testable, with each part's reason.
+  const Verdict open = from_parts({p("a", from_cases({yes("x"), split("y")}, "A", "arm")), p("b", from_cases({yes("x"), yes("y")}, "B", "arm"))});
+  EXPECT_EQ(open.kind, VerdictKind::not_testable);
+  EXPECT_NE(open.reason.find("a: "), std::string::npos) << open.reason;
+}
+
 TEST(FromParts, ConditionalPartsOnDifferentCasesNameEachPart) {
   const Verdict a = from_cases({yes("Adam"), no("SGD")}, "A", "optimiser");
   const Verdict b = from_cases({yes("16"), no("64")}, "B", "d_k");

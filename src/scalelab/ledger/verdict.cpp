@@ -88,64 +88,95 @@ namespace {
 bool same_cases(const Verdict& a, const Verdict& b) { return a.tested == b.tested && !a.tested.empty(); }
 }  // namespace
 
+namespace {
+// The verdict of per-case outcomes, as from_cases decides it (`sentence` left to the caller).
+Verdict decide(const std::vector<std::string>& tested, const std::vector<Outcome>& outcome,
+               const std::string& range) {
+  Verdict v;
+  v.tested = tested;
+  for (size_t i = 0; i < tested.size(); ++i)
+    (outcome[i] == Outcome::yes ? v.held_on : outcome[i] == Outcome::no ? v.failed_on : v.undecided_on).push_back(tested[i]);
+  if (v.failed_on.empty() && v.undecided_on.empty()) v.kind = VerdictKind::holds;
+  else if (!v.held_on.empty() && !v.failed_on.empty()) v.kind = VerdictKind::holds_only_if, v.condition = join_words(v.held_on, " or ");
+  else if (v.held_on.empty() && !v.failed_on.empty()) v.kind = VerdictKind::does_not_hold;
+  else {
+    v.kind = VerdictKind::not_testable;
+    v.reason = "the paired seeds disagree at " + join_words(v.undecided_on) + " (" + range + ")";
+  }
+  return v;
+}
+}  // namespace
+
 Verdict from_parts(std::vector<Part> parts) {
   SL_CHECK(!parts.empty(), "from_parts: no parts");
-  Verdict v;
   std::string sentence;
   for (const Part& p : parts) {
     SL_CHECK(p.verdict.parts.empty(), "from_parts: part \"", p.name, "\" has parts of its own");
     sentence += (sentence.empty() ? "" : " ") + p.verdict.sentence;
   }
-  auto any = [&](VerdictKind k) {
-    return std::any_of(parts.begin(), parts.end(), [&](const Part& p) { return p.verdict.kind == k; });
-  };
-  auto names = [&](VerdictKind k) {
+  auto names_of = [&](auto pred) {
     std::vector<std::string> n;
     for (const Part& p : parts)
-      if (p.verdict.kind == k) n.push_back(p.name);
+      if (pred(p)) n.push_back(p.name);
     return join_words(n);
   };
-  if (any(VerdictKind::does_not_hold)) {
-    v.kind = VerdictKind::does_not_hold;
-    sentence = "Fails on " + names(VerdictKind::does_not_hold) + ". " + sentence;
-  } else if (any(VerdictKind::not_testable)) {
-    v.kind = VerdictKind::not_testable;
-    for (const Part& p : parts)
-      if (p.verdict.kind == VerdictKind::not_testable)
-        v.reason += (v.reason.empty() ? "" : "; ") + p.name + ": " + p.verdict.reason;
-  } else if (any(VerdictKind::holds_only_if)) {
-    // Parts judged on the same cases must hold on the same case: intersect them.
-    std::vector<const Part*> conditional;
-    for (const Part& p : parts)
-      if (p.verdict.kind == VerdictKind::holds_only_if) conditional.push_back(&p);
-    bool shared = true;
-    for (const Part* p : conditional) shared = shared && same_cases(p->verdict, conditional.front()->verdict);
-    if (shared) {
-      std::vector<std::string> both = conditional.front()->verdict.held_on;
-      for (const Part* p : conditional) {
-        std::vector<std::string> keep;
-        for (const std::string& c : both)
-          if (std::find(p->verdict.held_on.begin(), p->verdict.held_on.end(), c) != p->verdict.held_on.end())
-            keep.push_back(c);
-        both = keep;
+  Verdict v;
+  bool shared = true;
+  for (const Part& p : parts) shared = shared && same_cases(p.verdict, parts.front().verdict);
+  if (shared) {
+    // Case by case: the claim holds on a case only where every clause held on it.
+    const std::vector<std::string>& tested = parts.front().verdict.tested;
+    std::vector<Outcome> outcome;
+    for (const std::string& c : tested) {
+      bool all_yes = true, any_no = false;
+      for (const Part& p : parts) {
+        const auto& h = p.verdict.held_on;
+        const auto& f = p.verdict.failed_on;
+        all_yes = all_yes && std::find(h.begin(), h.end(), c) != h.end();
+        any_no = any_no || std::find(f.begin(), f.end(), c) != f.end();
       }
-      // A part that holds everywhere on those cases does not narrow them.
-      if (both.empty()) {
-        v.kind = VerdictKind::does_not_hold;
-        sentence = "No case satisfies " + names(VerdictKind::holds_only_if) + " at once. " + sentence;
-      } else {
-        v.kind = VerdictKind::holds_only_if;
-        v.condition = join_words(both, " or ");
-        v.held_on = both;
-        v.tested = conditional.front()->verdict.tested;
-      }
-    } else {
-      v.kind = VerdictKind::holds_only_if;
-      for (const Part* p : conditional)
-        v.condition += (v.condition.empty() ? "" : "; ") + p->verdict.condition + " (" + p->name + ")";
+      outcome.push_back(any_no ? Outcome::no : all_yes ? Outcome::yes : Outcome::undecided);
+    }
+    v = decide(tested, outcome, "case");
+    if (v.kind == VerdictKind::does_not_hold) {
+      const std::string failing = names_of([](const Part& p) { return p.verdict.kind == VerdictKind::does_not_hold; });
+      sentence = (failing.empty() ? "No case satisfies " + names_of([](const Part&) { return true; }) + " at once."
+                                  : "Fails on " + failing + ".") + " " + sentence;
+    }
+    if (v.kind == VerdictKind::not_testable) {
+      std::string why;
+      for (const Part& p : parts)
+        if (!p.verdict.reason.empty()) why += (why.empty() ? "" : "; ") + p.name + ": " + p.verdict.reason;
+      if (!why.empty()) v.reason = why;
     }
   } else {
-    v.kind = VerdictKind::holds;
+    auto any = [&](VerdictKind k) {
+      return std::any_of(parts.begin(), parts.end(), [&](const Part& p) { return p.verdict.kind == k; });
+    };
+    if (any(VerdictKind::does_not_hold)) {
+      v.kind = VerdictKind::does_not_hold;
+      sentence = "Fails on " + names_of([](const Part& p) { return p.verdict.kind == VerdictKind::does_not_hold; }) + ". " + sentence;
+    } else if (any(VerdictKind::not_testable)) {
+      v.kind = VerdictKind::not_testable;
+      for (const Part& p : parts)
+        if (p.verdict.kind == VerdictKind::not_testable)
+          v.reason += (v.reason.empty() ? "" : "; ") + p.name + ": " + p.verdict.reason;
+    } else if (any(VerdictKind::holds_only_if)) {
+      v.kind = VerdictKind::holds_only_if;
+      std::vector<const Part*> conditional;
+      for (const Part& p : parts)
+        if (p.verdict.kind == VerdictKind::holds_only_if) conditional.push_back(&p);
+      if (conditional.size() == 1) {  // the others hold everywhere: its condition is the claim's
+        v.condition = conditional.front()->verdict.condition;
+        v.held_on = conditional.front()->verdict.held_on;
+        v.tested = conditional.front()->verdict.tested;
+      } else {
+        for (const Part* p : conditional)
+          v.condition += (v.condition.empty() ? "" : "; ") + p->verdict.condition + " (" + p->name + ")";
+      }
+    } else {
+      v.kind = VerdictKind::holds;
+    }
   }
   v.sentence = sentence;
   v.parts = std::move(parts);

@@ -14,10 +14,11 @@
 //   no case yes, some no                    -> does not hold, naming the range tested
 //   otherwise (yes or undecided; all undecided) -> not testable here: the seeds disagree
 // From parts to a claim (a claim with several clauses judges each as a part):
-//   any part does not hold                  -> does not hold
+//   parts judged on the same cases          -> case by case, the claim holds where every part
+//        held, fails where any part failed, is undecided elsewhere; then the rule above
+//   otherwise: any part does not hold       -> does not hold
 //   else any part not testable              -> not testable here
-//   else parts that hold only if, on the same cases -> holds only if on the cases where every
-//        such part held (none: does not hold); on different cases -> the conditions joined
+//   else parts that hold only if            -> their conditions joined, each named by its part
 //   else                                    -> holds
 #pragma once
 #include <string>
@@ -46,11 +47,6 @@ struct Verdict {
   }
   static Verdict not_testable(std::string reason, std::string sentence) {
     return make(VerdictKind::not_testable, "", std::move(reason), std::move(sentence));
-  }
-  // Transitional: a condition given as text. Being replaced claim by claim by from_cases /
-  // from_parts (tests/ledger/verdict_rules_test.cpp lists the claims still using it).
-  static Verdict legacy_holds_only_if(std::string condition, std::string sentence) {
-    return make(VerdictKind::holds_only_if, std::move(condition), "", std::move(sentence));
   }
 
  private:
