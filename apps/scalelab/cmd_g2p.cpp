@@ -33,12 +33,13 @@ void run_g2p(const G2pArgs& a) {
            run.config.data.task, ", not a G2P (cmudict) checkpoint");
   std::vector<std::string> lower = words;
   std::vector<std::string> bad;
-  // The encoder reads at most model.max_len letters (the decoder then adds the phones).
-  const int64_t longest = run.config.model.max_len;
+  // The encoder reads the letters and an end token: at most model.max_len positions.
+  const int64_t longest = run.config.model.max_len - 1;
   for (std::string& w : lower) {
     std::transform(w.begin(), w.end(), w.begin(), [](unsigned char c) { return std::tolower(c); });
     SL_CHECK(static_cast<int64_t>(w.size()) <= longest, "word ", quote_for_message(w), " has ", w.size(),
-             " letters; this model reads at most model.max_len = ", longest);
+             " letters; this model reads at most ", longest, " (model.max_len = ",
+             run.config.model.max_len, ", one position for the end token)");
     const std::string unknown = unknown_letters(w, run.data.src_vocab);
     if (!unknown.empty()) bad.push_back(quote_for_message(w) + " (" + quote_for_message(unknown) + ")");
   }
