@@ -51,8 +51,12 @@ for _ in $(seq 1 600); do
   sleep 0.1
 done
 if kill -0 "$first" 2>/dev/null; then
+  # The first is paused meanwhile (it keeps its lock), so that the snapshot compares what the
+  # second one did alone.
+  kill -STOP "$first"
   refused "a: second check on the same --out" "$shared" "^scalelab: error: --out '.*shared': another scalelab check is writing this directory" \
     "$bin" check --quick --no-report --only E1 --out "$shared"
+  kill -CONT "$first"
 else
   fail "a: the first check ended before the second could be tried: $(tail -2 "$tmp/first.err")"
 fi
