@@ -77,6 +77,8 @@ if check_quick --only E1 --out "$merge" >/dev/null 2>"$tmp/b1.err" && check_quic
   lines=$(grep -c 'ledger.json also lists E1 from an earlier check' "$tmp/b2.err")
   [ "$lines" -eq 1 ] && ok "b: stderr: $(grep 'also lists' "$tmp/b2.err")" || fail "b: stderr does not say so once: $(cat "$tmp/b2.err")"
   grep -q '^  E1 .*\[earlier check\]' "$tmp/b2.out" && ok "b: stdout marks E1 as from an earlier check" || fail "b: stdout: $(cat "$tmp/b2.out")"
+  grep -q '^| E1 |.*(earlier check) |' "$merge/summary.md" && ! grep -q '^| E2 |.*(earlier check)' "$merge/summary.md" &&
+    ok "b: summary.md marks E1 (only) as from an earlier check" || fail "b: summary.md: $(grep '^| E' "$merge/summary.md")"
   python3 "$schema" validate "$merge" --mode quick --ids E1,E2 --exact-ids >/dev/null && ok "b: the merged ledger validates" ||
     fail "b: $(python3 "$schema" validate "$merge" --mode quick --ids E1,E2 --exact-ids)"
   if "$bin" report "$merge" --gnuplot /nonexistent >/dev/null 2>"$tmp/b3.err"; then ok "b: scalelab report reads the merged ledger"

@@ -53,6 +53,8 @@ std::string summary_markdown(const Json& ledger) {
     std::string verdict = c["verdict"];
     if (!c["condition"].get<std::string>().empty()) verdict += " " + c["condition"].get<std::string>();
     if (c["provisional"].get<bool>()) verdict += " (provisional (quick))";
+    const Json& earlier = ledger.contains("earlier_claims") ? ledger["earlier_claims"] : Json::array();
+    if (std::find(earlier.begin(), earlier.end(), c["id"]) != earlier.end()) verdict += " (earlier check)";
     std::string statement = c["statement"];
     std::replace(statement.begin(), statement.end(), '|', '/');
     const Json& k = c["key_number"];
