@@ -1,14 +1,19 @@
 // scalelab check: run the claims ledger (docs/ledger.md) and write its report (scalelab report).
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 
 #include "commands.hpp"
+#include "program_option.hpp"
 #include "scalelab/ledger/check.hpp"
 #include "scalelab/report/write_report.hpp"
 
 namespace scalelab::cli {
+namespace {
+size_t earlier_count(const Json& ledger) { return ledger.value("earlier_claims", Json::array()).size(); }
+}  // namespace
 
 void add_check(CLI::App& app) {
   auto o = std::make_shared<ledger::CheckOptions>();
@@ -38,15 +43,20 @@ void add_check(CLI::App& app) {
       return;
     }
     if (cmd->count("--only") > 0) o->only = ledger::parse_claim_ids(*only);  // "" is an error, not "all"
+    // Before any run: a --gnuplot given explicitly must name a program (the default may be
+    // missing: the report then says so and keeps its tables).
+    if (!*no_report && cmd->count("--gnuplot") > 0) check_program_option("--gnuplot", *gnuplot, "or pass --no-report");
     o->comm = world;
     const ledger::CheckResult r = ledger::run_check(*o);
     if (!r.written) return;  // a worker rank under MPI: rank 0 reports
-    std::cout << "scalelab check: " << r.ledger["claims"].size() << " claim(s), " << r.runs << " run(s) ("
+    std::cout << "scalelab check: " << r.ledger["claims"].size() - earlier_count(r.ledger) << " claim(s), " << r.runs << " run(s) ("
               << r.cached_runs << " from the cache) in " << static_cast<int64_t>(r.seconds + 0.5) << " s\n";
+    const Json earlier = r.ledger.value("earlier_claims", Json::array());
     for (const Json& c : r.ledger["claims"]) {
       std::cout << "  " << c["id"].get<std::string>() << "  " << c["verdict"].get<std::string>();
       if (!c["condition"].get<std::string>().empty()) std::cout << " " << c["condition"].get<std::string>();
       if (c["provisional"].get<bool>()) std::cout << "  [provisional (quick)]";
+      if (std::find(earlier.begin(), earlier.end(), c["id"]) != earlier.end()) std::cout << "  [earlier check]";
       std::cout << "\n";
     }
     std::cout << "wrote " << o->out << "/ledger.json, " << o->out << "/claims/<ID>.json and " << o->out << "/summary.md\n";

@@ -34,6 +34,7 @@ struct EvalArgs {
   bool no_cache = false;
   std::string predictions;  // G2P: write every word's answer here (data/predictions.hpp)
   bool force = false;       // overwrite `predictions`
+  bool write_predictions = false;  // --predictions given (an empty path is refused, not ignored)
 };
 
 // Every `every`-th item (0, every, 2 every, ...), then the first `limit` of those (0: all).
@@ -72,7 +73,7 @@ std::vector<std::string> predictions_header(const EvalArgs& a, int64_t step, con
 }
 
 void run_eval(const EvalArgs& a) {
-  if (!a.predictions.empty()) {  // before loading anything: the file must not be lost
+  if (a.write_predictions) {  // before loading anything: the file must not be lost
     check_output_file("--predictions", a.predictions, a.force);
   }
   LoadedRun run = load_run(a.checkpoints.at(0));
@@ -193,7 +194,10 @@ void add_eval(CLI::App& app) {
                       "G2P: write every scored word's answer to this file (tab-separated: word, "
                       "hypothesis, right|wrong, edits, references; compare two with scalelab agree)");
   cmd->add_flag("--force", a->force, "overwrite the --predictions file if it exists")->needs(predictions);
-  cmd->callback([a] { run_eval(*a); });
+  cmd->callback([a, predictions] {
+    a->write_predictions = predictions->count() > 0;
+    run_eval(*a);
+  });
 }
 
 }  // namespace scalelab::cli

@@ -7,6 +7,7 @@
 #include "commands.hpp"
 #include "loaded_run.hpp"
 #include "scalelab/core/error.hpp"
+#include "scalelab/core/quote.hpp"
 #include "scalelab/train/g2p_eval.hpp"
 
 namespace scalelab::cli {
@@ -32,10 +33,15 @@ void run_g2p(const G2pArgs& a) {
            run.config.data.task, ", not a G2P (cmudict) checkpoint");
   std::vector<std::string> lower = words;
   std::vector<std::string> bad;
+  // The encoder reads the letters and an end token: at most model.max_len positions.
+  const int64_t longest = run.config.model.max_len - 1;
   for (std::string& w : lower) {
     std::transform(w.begin(), w.end(), w.begin(), [](unsigned char c) { return std::tolower(c); });
+    SL_CHECK(static_cast<int64_t>(w.size()) <= longest, "word ", quote_for_message(w), " has ", w.size(),
+             " letters; this model reads at most ", longest, " (model.max_len = ",
+             run.config.model.max_len, ", one position for the end token)");
     const std::string unknown = unknown_letters(w, run.data.src_vocab);
-    if (!unknown.empty()) bad.push_back("'" + w + "' (" + unknown + ")");
+    if (!unknown.empty()) bad.push_back(quote_for_message(w) + " (" + quote_for_message(unknown) + ")");
   }
   if (!bad.empty()) {
     std::string list;

@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "commands.hpp"
+#include "scalelab/core/error.hpp"
 #include "scalelab/report/write_report.hpp"
 
 namespace scalelab::cli {
@@ -24,6 +25,7 @@ void add_report(CLI::App& app) {
       "report.md has the same text, with the plots in DIR/plots/<plot-id>.svg. Without gnuplot the\n"
       "report says so and keeps its tables. Example: scalelab report scalelab-report");
   cmd->callback([a] {
+    SL_CHECK(!a->dir.empty(), "report \"\": names no directory (give the directory scalelab check --out wrote)");
     const report::ReportResult r = report::write_report(a->dir, a->options);
     std::cout << "wrote " << r.html_path << " and " << r.markdown_path << ": " << r.claims << " claims, "
               << r.plots_drawn << " plots";

@@ -4,6 +4,7 @@
 #include "commands.hpp"
 #include "loaded_run.hpp"
 #include "scalelab/core/error.hpp"
+#include "scalelab/core/quote.hpp"
 #include "scalelab/data/text_lm.hpp"
 #include "scalelab/train/sampling.hpp"
 
@@ -29,8 +30,8 @@ void run_sample(const SampleArgs& a) {
   std::string unknown;
   for (char c : a.prompt)
     if (!vocab.contains(std::string(1, c)) && unknown.find(c) == std::string::npos) unknown += c;
-  SL_CHECK(unknown.empty(), "the prompt holds characters the model never saw: '", unknown,
-           "' (the KJV has letters, space, newline and ! ' ( ) , - . : ; ?)");
+  SL_CHECK(unknown.empty(), "the prompt holds characters the model never saw: ", quote_for_message(unknown),
+           " (the KJV has letters, space, newline and ! ' ( ) , - . : ; ?)");
   const auto ids = sample_tokens(*run.model, encode_chars(a.prompt, vocab),
                                  {.length = a.length, .temperature = a.temperature,
                                   .seed = a.seed, .context = run.config.data.context,

@@ -103,16 +103,20 @@ void add_train(CLI::App& app) {
                                         .progress = *quiet || !root ? nullptr : &std::cerr,
                                         .stop_requested = &stop_signal,
                                         .comm = &comm});
-    if (!root) return;  // rank 0 reports for the job
     if (s.interrupted) {
-      const int sig = stop_signal;
-      std::cerr << "scalelab: " << (sig == SIGINT ? "SIGINT" : "SIGTERM") << ": stopped after step "
-                << s.steps << " of " << config->train.steps << ", checkpoint written to "
+      // The job's signal, also when another rank got it (every rank exits 128 + it).
+      const int sig = s.stop_signal > 0 ? s.stop_signal : SIGTERM;
+      exit_status = 128 + sig;
+      if (!root) return;  // rank 0 reports for the job
+      std::cerr << "scalelab: " << (sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "signal " + std::to_string(sig))
+                << ": stopped after step " << s.steps << " of " << config->train.steps
+                << (comm.size() > 1 && stop_signal == 0 ? " (sent to another rank)" : "")
+                << ", checkpoint written to "
                 << (std::filesystem::path(config->train.run_dir) / "checkpoint.safetensors").string()
                 << " (continue with --resume)\n";
-      exit_status = 128 + sig;
       return;
     }
+    if (!root) return;  // rank 0 reports for the job
     std::cout << "trained " << s.steps << " steps in " << s.seconds << " s"
               << (s.ranks > 1 ? " on " + std::to_string(s.ranks) + " ranks" : "") << " ("
               << static_cast<int64_t>(s.tokens_per_second) << " target tokens/s): valid loss "

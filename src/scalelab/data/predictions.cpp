@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "scalelab/core/error.hpp"
+#include "scalelab/core/quote.hpp"
 
 namespace scalelab {
 
@@ -34,7 +35,7 @@ Pronunciation phones_of(const std::string& text, const std::string& where, const
   if (text.empty()) return {};
   Pronunciation phones = split(text, " ");
   for (const std::string& p : phones)
-    SL_CHECK(!p.empty(), where, ": ", what, " '", text, "' has an empty phone (phones are separated by one space)");
+    SL_CHECK(!p.empty(), where, ": ", what, " ", quote_for_message(text), " has an empty phone (phones are separated by one space)");
   return phones;
 }
 
@@ -78,7 +79,7 @@ std::vector<WordPrediction> parse_predictions(const std::string& text, const std
   for (std::string line; std::getline(in, line);) {
     ++line_number;
     if (line.empty() || line[0] == '#') continue;
-    const std::string where = "predictions '" + source + "', line " + std::to_string(line_number);
+    const std::string where = "predictions " + quote_for_message(source) + ", line " + std::to_string(line_number);
     const std::vector<std::string> columns = split(line, "\t");
     SL_CHECK(columns.size() == 5, where, ": ", columns.size(),
              " tab-separated columns, expected 5 (word, hypothesis, right|wrong, edits, references)");
@@ -87,30 +88,30 @@ std::vector<WordPrediction> parse_predictions(const std::string& text, const std
     SL_CHECK(!r.word.empty(), where, ": empty word");
     r.hypothesis = phones_of(columns[1], where, "hypothesis");
     for (const std::string& ref : split(columns[4], kReferenceSeparator)) {
-      SL_CHECK(!ref.empty(), where, ": empty reference pronunciation in '", columns[4], "'");
+      SL_CHECK(!ref.empty(), where, ": empty reference pronunciation in ", quote_for_message(columns[4]));
       r.references.push_back(phones_of(ref, where, "reference"));
     }
     r.score = score_word(r.hypothesis, r.references);
     const std::string verdict = r.score.correct ? "right" : "wrong";
-    SL_CHECK(columns[2] == verdict, where, ": word '", r.word, "' is marked '", columns[2],
-             "' but its hypothesis is ", verdict, " against its references");
-    SL_CHECK(columns[3] == std::to_string(r.score.distance), where, ": word '", r.word, "' has edits '",
-             columns[3], "' but its hypothesis is ", r.score.distance, " edits from the closest reference");
+    SL_CHECK(columns[2] == verdict, where, ": word ", quote_for_message(r.word), " is marked ", quote_for_message(columns[2]),
+             " but its hypothesis is ", verdict, " against its references");
+    SL_CHECK(columns[3] == std::to_string(r.score.distance), where, ": word ", quote_for_message(r.word), " has edits ",
+             quote_for_message(columns[3]), " but its hypothesis is ", r.score.distance, " edits from the closest reference");
     rows.push_back(std::move(r));
   }
-  SL_CHECK(!rows.empty(), "predictions '", source, "': no word (write them with scalelab eval --predictions)");
+  SL_CHECK(!rows.empty(), "predictions ", quote_for_message(source), ": no word (write them with scalelab eval --predictions)");
   return rows;
 }
 
 std::vector<WordPrediction> read_predictions(const std::string& path) {
-  SL_CHECK(!std::filesystem::is_directory(path), "predictions '", path, "' is a directory, expected a file");
-  SL_CHECK(std::filesystem::exists(path), "predictions '", path,
-           "' not found (write them with scalelab eval --predictions)");
+  SL_CHECK(!std::filesystem::is_directory(path), "predictions ", quote_for_message(path), " is a directory, expected a file");
+  SL_CHECK(std::filesystem::exists(path), "predictions ", quote_for_message(path),
+           " not found (write them with scalelab eval --predictions)");
   std::ifstream in(path, std::ios::binary);
-  SL_CHECK(in.good(), "predictions '", path, "' could not be opened");
+  SL_CHECK(in.good(), "predictions ", quote_for_message(path), " could not be opened");
   std::ostringstream text;
   text << in.rdbuf();
-  SL_CHECK(!in.bad(), "predictions '", path, "' could not be read");
+  SL_CHECK(!in.bad(), "predictions ", quote_for_message(path), " could not be read");
   return parse_predictions(text.str(), path);
 }
 
@@ -130,10 +131,10 @@ Agreement compare_predictions(const std::vector<WordPrediction>& first,
   for (size_t i = 0; i < first.size(); ++i) {
     const WordPrediction& x = first[i];
     const WordPrediction& y = second[i];
-    SL_CHECK(x.word == y.word, "the predictions differ at word ", i + 1, ": '", x.word, "' against '",
-             y.word, "': compare the same split scored alike (--split, --every, --limit)");
-    SL_CHECK(x.references == y.references, "the predictions give the word '", x.word,
-             "' different references: they come from different dictionaries or splits");
+    SL_CHECK(x.word == y.word, "the predictions differ at word ", i + 1, ": ", quote_for_message(x.word), " against ",
+             quote_for_message(y.word), ": compare the same split scored alike (--split, --every, --limit)");
+    SL_CHECK(x.references == y.references, "the predictions give the word ", quote_for_message(x.word),
+             " different references: they come from different dictionaries or splits");
     ++a.words;
     const bool same = x.hypothesis == y.hypothesis;
     a.same_output += same;

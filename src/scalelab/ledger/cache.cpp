@@ -6,26 +6,84 @@
 #include <sstream>
 
 #include "scalelab/core/atomic_file.hpp"
+#include "scalelab/core/quote.hpp"
+#include "scalelab/ledger/run_result_schema.hpp"
+
+namespace fs = std::filesystem;
 
 namespace scalelab::ledger {
+namespace {
 
-std::string RunCache::path(const std::string& key) const {
-  return (std::filesystem::path(dir_) / (key + ".json")).string();
+// nlohmann's message without its "[json.exception.parse_error.101] " prefix, capped.
+std::string json_reason(const Json::exception& e) {
+  std::string what = e.what();
+  const size_t end = what.find("] ");
+  if (what.rfind("[json.exception.", 0) == 0 && end != std::string::npos) what.erase(0, end + 2);
+  if (what.size() > 160) what = what.substr(0, 160) + "…";
+  return what;
 }
 
-std::optional<Json> RunCache::find(const std::string& key, std::ostream* warnings) const {
-  const std::string p = path(key);
-  std::ifstream in(p, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream text;
-  text << in.rdbuf();
-  const Json j = Json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded() || !j.is_object() || j.value("key", "") != key || !j.contains("result") ||
-      !j["result"].is_object()) {
-    if (warnings) *warnings << "scalelab check: cache entry " << p << " is corrupt; running it again\n";
+// The entry's result, or the reason it is not to be trusted.
+std::optional<Json> read_entry(const std::string& path, const std::string& key, RunKind kind,
+                               std::string& problem) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    problem = "cannot be opened";
     return std::nullopt;
   }
-  return j["result"];
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) {
+    problem = "cannot be read";
+    return std::nullopt;
+  }
+  Json j;
+  try {
+    j = Json::parse(text.str());
+  } catch (const Json::exception& e) {
+    problem = "not valid JSON: " + json_reason(e);
+    return std::nullopt;
+  }
+  if (!j.is_object()) {
+    problem = std::string("a JSON ") + j.type_name() + ", expected an object";
+    return std::nullopt;
+  }
+  if (!j.contains("key") || j["key"] != key) {
+    problem = "key = " + (j.contains("key") ? quote_for_message(j["key"].dump(), 60) : "(missing)") +
+              ", expected the file's name \"" + key + "\"";
+    return std::nullopt;
+  }
+  if (!j.contains("result")) {
+    problem = "result: missing";
+    return std::nullopt;
+  }
+  if (auto p = run_result_problem(kind, j["result"])) {
+    problem = "result of a " + std::string(run_kind_name(kind)) + " run: " + *p;
+    return std::nullopt;
+  }
+  return std::move(j["result"]);
+}
+
+}  // namespace
+
+std::string RunCache::path(const std::string& key) const {
+  return (fs::path(dir_) / (key + ".json")).string();
+}
+
+std::optional<Json> RunCache::find(const std::string& key, RunKind kind, std::ostream* warnings) const {
+  const std::string p = path(key);
+  std::error_code ec;
+  const fs::file_status status = fs::symlink_status(p, ec);
+  if (ec || status.type() == fs::file_type::not_found) return std::nullopt;
+  std::string problem;
+  std::optional<Json> result;
+  // Never open anything but a regular file: a FIFO would block the check.
+  if (status.type() != fs::file_type::regular) problem = "is not a regular file";
+  else result = read_entry(p, key, kind, problem);
+  if (!result && warnings)
+    *warnings << "scalelab check: cache entry " << quote_for_message(p, 300) << " is corrupt (" << problem
+              << "); running it again\n";
+  return result;
 }
 
 void RunCache::store(const std::string& key, const std::string& label, const Json& result) const {

@@ -1,20 +1,23 @@
 // ledger/cache: finished runs in DIR/cache/<key>.json, as {"key": key, "label", "result": {...}}.
-// An entry is trusted only if it parses and its key matches its file name; otherwise it is
-// reported and the run is done again.
+// An entry is trusted only if it is a regular file, parses, its key matches its file name and its
+// result matches the schema of its kind of run (run_result_schema.hpp); otherwise one line on
+// stderr names the file and what is wrong, and the run is done again (its entry rewritten).
 #pragma once
 #include <iosfwd>
 #include <optional>
 #include <string>
 
 #include "scalelab/core/config_section.hpp"
+#include "scalelab/ledger/runs.hpp"
 
 namespace scalelab::ledger {
 
 class RunCache {
  public:
   explicit RunCache(std::string dir) : dir_(std::move(dir)) {}
-  // The cached result, or nullopt (missing or corrupt: `warnings` gets one line if corrupt).
-  std::optional<Json> find(const std::string& key, std::ostream* warnings) const;
+  // The cached result of a run of `kind`, or nullopt (missing, or not to be trusted: then
+  // `warnings` gets one line naming the file and the problem).
+  std::optional<Json> find(const std::string& key, RunKind kind, std::ostream* warnings) const;
   void store(const std::string& key, const std::string& label, const Json& result) const;
   std::string path(const std::string& key) const;
 

@@ -23,13 +23,13 @@
 #include "scalelab/ledger/cache.hpp"
 #include "scalelab/ledger/claim.hpp"
 #include "scalelab/ledger/eta.hpp"
+#include "scalelab/ledger/earlier_claims.hpp"
+#include "scalelab/ledger/out_dir.hpp"
 
 namespace fs = std::filesystem;
 
 namespace scalelab::ledger {
 namespace {
-
-constexpr const char* kMarker = ".scalelab-ledger";
 
 std::string duration(double s) {
   std::ostringstream out;
@@ -37,22 +37,6 @@ std::string duration(double s) {
   if (t >= 60) out << t / 60 << "m" << std::setw(2) << std::setfill('0') << t % 60 << "s";
   else out << t << "s";
   return out.str();
-}
-
-// Refuses a directory that holds anything but a ledger (never deletes or overwrites foreign files).
-void prepare_out(const std::string& out) {
-  const fs::path dir(out);
-  if (fs::exists(dir)) {
-    SL_CHECK(fs::is_directory(dir), "--out ", out, ": exists and is not a directory");
-    const bool empty = fs::is_empty(dir);
-    SL_CHECK(empty || fs::exists(dir / kMarker), "--out ", out,
-             ": holds files that scalelab check did not write (no ", kMarker,
-             "); choose an empty or new directory");
-  }
-  fs::create_directories(dir / "claims");
-  fs::create_directories(dir / "cache");
-  if (!fs::exists(dir / kMarker))
-    write_file_atomically((dir / kMarker).string(), "written by scalelab check\n");
 }
 
 // A run to do in this round, and where its result goes: (claim, arm, slot) of every arm that
@@ -74,6 +58,8 @@ std::string summary_markdown(const Json& ledger) {
     std::string verdict = c["verdict"];
     if (!c["condition"].get<std::string>().empty()) verdict += " " + c["condition"].get<std::string>();
     if (c["provisional"].get<bool>()) verdict += " (provisional (quick))";
+    const Json& earlier = ledger.contains("earlier_claims") ? ledger["earlier_claims"] : Json::array();
+    if (std::find(earlier.begin(), earlier.end(), c["id"]) != earlier.end()) verdict += " (earlier check)";
     std::string statement = c["statement"];
     std::replace(statement.begin(), statement.end(), '|', '/');
     const Json& k = c["key_number"];
@@ -349,8 +335,9 @@ CheckResult run_check(const CheckOptions& o) {
   mode.quick = o.quick;
   if (o.seeds > 0) mode.train_seeds = o.seeds;
   mode.init_seeds = std::max<int64_t>(8, mode.train_seeds);
+  OutDirLock out_lock;  // held until the ledger is written (ledger/out_dir.hpp)
   agree_on_errors(comm, [&] {
-    if (root) prepare_out(o.out);
+    if (root) out_lock = prepare_out_dir(o.out);
   });
   const auto t0 = std::chrono::steady_clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
@@ -416,7 +403,7 @@ CheckResult run_check(const CheckOptions& o) {
     rounds = round;
     std::vector<size_t> todo;
     for (size_t i = 0; i < batch.size(); ++i) {
-      if (auto hit = cache.find(batch[i].key, progress)) {
+      if (auto hit = cache.find(batch[i].key, batch[i].spec.kind, progress)) {
         batch[i].result = as_stored(*hit);
         ++result.cached_runs;
       } else {
@@ -478,6 +465,7 @@ CheckResult run_check(const CheckOptions& o) {
                    {"cached_runs", result.cached_runs}, {"jobs", jobs}, {"ranks", comm.size()},
                    {"train_seeds", mode.train_seeds}, {"init_seeds", mode.init_seeds},
                    {"claims", summaries}};
+  keep_earlier_claims(o.out, result.ledger, o.progress);  // a --only run keeps the others listed
   write_file_atomically((fs::path(o.out) / "ledger.json").string(), result.ledger.dump(1) + "\n");
   write_file_atomically((fs::path(o.out) / "summary.md").string(), summary_markdown(result.ledger));
   return result;

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "scalelab/core/error.hpp"
+#include "scalelab/core/quote.hpp"
 #include "scalelab/train/decode.hpp"
 #include "scalelab/train/rescore.hpp"
 
@@ -167,8 +168,8 @@ std::vector<Pronunciation> pronounce(const std::vector<G2pMember>& members,
   for (const std::string& w : words) {
     SL_CHECK(!w.empty(), "cannot pronounce an empty word");
     const std::string bad = unknown_letters(w, letters);
-    SL_CHECK(bad.empty(), "word '", w, "' holds characters the model does not know: '", bad,
-             "' (known: ", known_letters(letters), "; words are lower-cased)");
+    SL_CHECK(bad.empty(), "word ", quote_for_message(w), " holds characters the model does not know: ",
+             quote_for_message(bad), " (known: ", known_letters(letters), "; words are lower-cased)");
     examples.push_back({encode_word(w, letters), {}});
   }
   std::vector<Pronunciation> out;

@@ -1,5 +1,6 @@
 #include "scalelab/train/trainer.hpp"
 
+#include <array>
 #include <bit>
 #include <cerrno>
 #include <chrono>
@@ -498,9 +499,17 @@ TrainSummary Trainer::run(const TrainerOptions& options) {
     const double elapsed = std::chrono::duration<double>(clock::now() - t0).count();
     // Read once per step; the last step finishes the run normally (validation, summary). Data
     // parallel: a request on any rank stops every rank after this step.
-    double stop_votes = options.stop_requested && *options.stop_requested != 0 ? 1.0 : 0.0;
-    if (parallel) comm.allreduce_sum(&stop_votes, 1);
-    const bool stopping = stop_votes > 0 && step < tc.steps;
+    // The vote carries the signal (one slot per standard signal number), so that every rank,
+    // and rank 0 which reports for the job, knows which signal stopped it, whichever rank got it.
+    std::array<double, kStopSignalSlots> stop_votes{};
+    const int requested = options.stop_requested ? int(*options.stop_requested) : 0;
+    if (requested != 0) stop_votes[requested > 0 && requested < kStopSignalSlots ? requested : 0] = 1;
+    if (parallel) comm.allreduce_sum(stop_votes.data(), kStopSignalSlots);
+    int stop_signal = 0;  // the lowest signal number any rank got; slot 0: one out of range
+    for (int sig = 1; sig < kStopSignalSlots && stop_signal == 0; ++sig)
+      if (stop_votes[sig] > 0) stop_signal = sig;
+    if (stop_signal == 0 && stop_votes[0] > 0) stop_signal = requested != 0 ? requested : -1;
+    const bool stopping = stop_signal != 0 && step < tc.steps;
     if (step % tc.log_every == 0 || step == tc.steps || stopping) {
       const double tps = tokens / std::max(elapsed, 1e-9);
       const double eta = elapsed / double(step - start_step) * double(tc.steps - step);
@@ -552,6 +561,7 @@ TrainSummary Trainer::run(const TrainerOptions& options) {
     }
     if (stopping) {
       summary.interrupted = true;
+      summary.stop_signal = stop_signal;
       summary.ranks = comm.size();
       summary.steps = step;
       summary.final_train_loss = last_loss;

@@ -54,7 +54,12 @@ struct TrainSummary {
   // true: stopped early at `steps` on TrainerOptions::stop_requested; the checkpoint holds that
   // step, and there is no final validation and no summary.json.
   bool interrupted = false;
+  // The signal that stopped it (TrainerOptions::stop_requested), on whichever rank it arrived.
+  int stop_signal = 0;
 };
+
+// Signal numbers 1..kStopSignalSlots-1 are told apart in the stop vote across ranks.
+inline constexpr int kStopSignalSlots = 32;
 
 // Where a run's metric records go: every "train" and "valid" record (the JSON of metrics.jsonl).
 class MetricsSink {
