@@ -2,7 +2,7 @@
 # Builds the libFuzzer targets (fuzz/, clang-14, -fsanitize=fuzzer,address,undefined) in their own
 # build directory and either fuzzes each target for a while or replays the saved inputs once.
 #
-#   scripts/fuzz.sh [options] [target ...]        targets: safetensors npy cmudict g014b2b kjv config
+#   scripts/fuzz.sh [options] [target ...]        targets: safetensors npy cmudict g014b2b kjv config report
 #     --seconds N     fuzz each target for N seconds of wall time (default 600)
 #     --replay        run every seed (fuzz/corpus/<t>/) and regression (fuzz/regressions/<t>/) input
 #                     once and fail if any of them crashes (seconds; ctest's fuzz_replay)
@@ -20,7 +20,7 @@
 # docs/fuzzing.md: what each target feeds, how to minimise a finding and turn it into a regression.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-all_targets=(safetensors npy cmudict g014b2b kjv config)
+all_targets=(safetensors npy cmudict g014b2b kjv config report)
 seconds=600
 replay=0
 build=1

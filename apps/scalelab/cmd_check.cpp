@@ -8,6 +8,7 @@
 #include "commands.hpp"
 #include "program_option.hpp"
 #include "scalelab/ledger/check.hpp"
+#include "scalelab/report/gnuplot.hpp"
 #include "scalelab/report/write_report.hpp"
 
 namespace scalelab::cli {
@@ -31,7 +32,9 @@ void add_check(CLI::App& app) {
   cmd->add_option("--seeds", o->seeds, "seeds of training claims (>= 3; 0: 3); init-time claims use max(8, this)")
       ->capture_default_str();
   cmd->add_flag("--no-report", *no_report, "write the ledger's JSON and summary.md only, not report.html");
-  cmd->add_option("--gnuplot", *gnuplot, "gnuplot program for the report's plots")->capture_default_str();
+  cmd->add_option("--gnuplot", *gnuplot,
+                  "gnuplot program for the report's plots; checked before the run (one that cannot run is an error)")
+      ->capture_default_str();
   auto list = std::make_shared<bool>(false);
   cmd->add_flag("--list", *list, "print every claim (statement, experiment, criterion) as Markdown and exit");
   cmd->add_flag("--quiet,-q", [o](int64_t) { o->progress = nullptr; }, "no progress lines");
@@ -43,9 +46,12 @@ void add_check(CLI::App& app) {
       return;
     }
     if (cmd->count("--only") > 0) o->only = ledger::parse_claim_ids(*only);  // "" is an error, not "all"
-    // Before any run: a --gnuplot given explicitly must name a program (the default may be
-    // missing: the report then says so and keeps its tables).
-    if (!*no_report && cmd->count("--gnuplot") > 0) check_program_option("--gnuplot", *gnuplot, "or pass --no-report");
+    // The report's gnuplot, before the long run: one asked for by name must work; without one
+    // in PATH the report has no plots, and the user hears it now rather than after the run.
+    if (!*no_report && cmd->count("--gnuplot") > 0) report::check_gnuplot(*gnuplot);
+    if (!*no_report && cmd->count("--gnuplot") == 0 && world->rank() == 0 && !report::gnuplot_works(*gnuplot))
+      std::cerr << "scalelab: warning: gnuplot is not in PATH: the report will have no plots (install "
+                   "gnuplot-nox, or pass --gnuplot or --no-report)\n";
     o->comm = world;
     const ledger::CheckResult r = ledger::run_check(*o);
     if (!r.written) return;  // a worker rank under MPI: rank 0 reports

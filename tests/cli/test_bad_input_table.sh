@@ -110,6 +110,18 @@ def npy(path, header, data):
 npy("badshape.npy", "{'descr': '<i4', 'fortran_order': False, 'shape': (2x, 5y), }", b"\0" * 40)
 npy("huge.npy", "{'descr': '<i4', 'fortran_order': False, 'shape': (1099511627776, 1048576), }", b"\0" * 16)
 PY
+# Issue 33, report surfaces: the report's fixture ledger, copies with a FIFO for a claim file and
+# for ledger.json, a device for a claim file, a directory for report.html and a terminal escape in
+# a verdict, and a gnuplot that never finishes a plot.
+cp -r "$src/tests/report/fixtures/ledger" ledger
+cp -r ledger fifoledger && rm fifoledger/claims/E6.json && mkfifo fifoledger/claims/E6.json
+cp -r ledger fifoledger2 && rm fifoledger2/ledger.json && mkfifo fifoledger2/ledger.json
+cp -r ledger htmldir && mkdir htmldir/report.html
+mkdir -p devledger/claims && cp ledger/ledger.json devledger/ && ln -s /dev/zero devledger/claims/E4.json
+cp -r ledger escledger
+"$py" -c 'import json; p = "escledger/claims/E6.json"; j = json.load(open(p)); j["verdict"] = "\x1b[31mred\x07"; json.dump(j, open(p, "w"))'
+printf '#!/bin/sh\n[ "$1" = --version ] && { echo "gnuplot 5.4 (hangs)"; exit 0; }\nexec sleep 1000\n' > hang-gnuplot
+chmod +x hang-gnuplot
 rm -f setup.err
 
 # Every file and directory with its sha256 (directories: their name only), sorted.

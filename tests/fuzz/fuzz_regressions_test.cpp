@@ -5,6 +5,7 @@
 // either. Anything else (another exception type, a failed invariant, a sanitizer report) fails.
 #define SCALELAB_FEED_CONFIG
 #include "fuzz/feed.hpp"
+#include "fuzz/report_feed.hpp"
 
 #include <gtest/gtest.h>
 
@@ -28,7 +29,8 @@ struct Target {
 const std::vector<Target>& targets() {
   static const std::vector<Target> all = {
       {"safetensors", feed_safetensors}, {"npy", feed_npy}, {"cmudict", feed_cmudict},
-      {"g014b2b", feed_g014b2b},         {"kjv", feed_kjv}, {"config", feed_config}};
+      {"g014b2b", feed_g014b2b},         {"kjv", feed_kjv}, {"config", feed_config},
+      {"report", feed_report}};
   return all;
 }
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # scalelab report on the command line: --help names its options, a directory without ledger.json is
-# one clear error line with a non-zero exit, a missing gnuplot still gives a page with its tables.
+# one clear error line with a non-zero exit, so is a --gnuplot that does not exist; no gnuplot in
+# PATH still gives a page with its tables.
 set -u
 bin="${SCALELAB_BIN:?}"
 source_dir="${SCALELAB_SOURCE:?}"
@@ -23,7 +24,17 @@ fi
 [ ! -e "$tmp/empty/report.html" ] || fail "a report was written for a directory without a ledger"
 
 cp -r "$source_dir/tests/report/fixtures/ledger" "$tmp/ledger"
-out=$("$bin" report "$tmp/ledger" --gnuplot "$tmp/no-such-gnuplot" 2>&1) || fail "report without gnuplot exited non-zero: $out"
+# A gnuplot asked for by name must work: one line, non-zero exit, no report written.
+err=$("$bin" report "$tmp/ledger" --gnuplot "$tmp/no-such-gnuplot" 2>&1 >/dev/null)
+status=$?
+if [ "$status" -ne 0 ] && [ "$(printf '%s\n' "$err" | grep -c .)" -eq 1 ] && printf '%s' "$err" | grep -q "no-such-gnuplot': no such file"; then
+  echo "ok   --gnuplot missing: $err"
+else
+  fail "--gnuplot missing: status $status, stderr: $err"
+fi
+[ ! -e "$tmp/ledger/report.html" ] || fail "a report was written with a --gnuplot that does not exist"
+# No gnuplot in PATH (and none asked for): the page says so and keeps its tables.
+out=$(PATH=/nonexistent "$bin" report "$tmp/ledger" 2>&1) || fail "report without gnuplot in PATH exited non-zero: $out"
 grep -q "No plots: " "$tmp/ledger/report.html" && grep -q "<table>" "$tmp/ledger/report.html" &&
   echo "ok   without gnuplot: the page says so and keeps its tables" || fail "without gnuplot: page lacks the notice or tables"
 printf '%s' "$out" | grep -q "gnuplot not found" && echo "ok   without gnuplot: stdout says so" || fail "stdout: $out"

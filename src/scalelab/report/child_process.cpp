@@ -17,7 +17,7 @@ namespace scalelab::report {
 namespace fs = std::filesystem;
 
 ProcessOutcome run_process(const std::vector<std::string>& argv, const fs::path& log_path,
-                           double timeout_seconds) {
+                           double timeout_seconds, const volatile std::sig_atomic_t* stop) {
   SL_CHECK(!argv.empty() && !argv[0].empty(), "run_process: no program to run");
   // Everything the child needs is prepared before fork: the parent may have other threads (OpenMP),
   // so the child must not allocate.
@@ -36,6 +36,7 @@ ProcessOutcome run_process(const std::vector<std::string>& argv, const fs::path&
     throw_error("cannot start ", argv[0], ": fork failed: ", std::strerror(e));
   }
   if (pid == 0) {
+    setpgid(0, 0);  // its own group: a timeout or a signal kills gnuplot and whatever it started
     const int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (fd >= 0) {
       dup2(fd, 1);
@@ -48,6 +49,7 @@ ProcessOutcome run_process(const std::vector<std::string>& argv, const fs::path&
     (void)!write(err_pipe[1], &e, sizeof e);
     _exit(127);
   }
+  setpgid(pid, pid);  // also from the parent, so the group exists before any kill below
   close(err_pipe[1]);
   int exec_errno = 0;
   ssize_t got;
@@ -60,13 +62,23 @@ ProcessOutcome run_process(const std::vector<std::string>& argv, const fs::path&
   if (!out.started) out.start_error = std::strerror(exec_errno);
   int status = 0;
   const auto start = std::chrono::steady_clock::now();
+  const auto kill_group = [&] {
+    kill(-pid, SIGKILL);  // the child is not reaped yet, so its group id is still its own
+    kill(pid, SIGKILL);   // in case the group was not made yet
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+  };
   for (;;) {
     const pid_t done = waitpid(pid, &status, WNOHANG);
     if (done == pid) break;
     if (done < 0 && errno != EINTR) throw_error("waitpid for ", argv[0], " failed: ", std::strerror(errno));
+    if (stop && *stop) {
+      kill_group();
+      out.stopped = true;
+      return out;
+    }
     if (std::chrono::steady_clock::now() - start > std::chrono::duration<double>(timeout_seconds)) {
-      kill(pid, SIGKILL);
-      waitpid(pid, &status, 0);
+      kill_group();
       out.timed_out = true;
       return out;
     }

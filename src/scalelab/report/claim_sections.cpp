@@ -25,7 +25,7 @@ std::string seeds_text(const std::vector<int64_t>& seeds) {
 std::string json_scalar(const Json& v) {
   if (v.is_number()) return format_number(v.get<double>());
   if (v.is_string()) return v.get<std::string>();
-  return v.dump();
+  return v.dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
 Block arms_table(const ClaimRecord& c) {
@@ -130,7 +130,7 @@ std::vector<Block> claim_section(const ClaimRecord& c, const std::vector<Figure>
     out.push_back(Heading{4, "", {txt("Arms")}});
     out.push_back(arms_table(c));
     for (const Arm& a : c.arms)
-      out.push_back(Details{"Resolved config of arm \"" + a.name + "\"", a.config.dump(2)});
+      out.push_back(Details{"Resolved config of arm \"" + a.name + "\"", a.config.dump(2, ' ', false, Json::error_handler_t::replace)});
   }
   if (!c.measurements.empty()) {
     out.push_back(Heading{4, "", {txt("Measurements (median and range over seeds; a failed seed ranks worst)")}});

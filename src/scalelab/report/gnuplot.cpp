@@ -1,5 +1,8 @@
 #include "scalelab/report/gnuplot.hpp"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -10,6 +13,7 @@
 
 #include "scalelab/core/error.hpp"
 #include "scalelab/report/child_process.hpp"
+#include "scalelab/report/text.hpp"
 
 namespace scalelab::report {
 namespace {
@@ -20,16 +24,6 @@ namespace fs = std::filesystem;
 const char* const kColours[] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7",
                                 "#E69F00", "#56B4E9", "#000000", "#F0E442"};
 constexpr int kColourCount = sizeof(kColours) / sizeof(kColours[0]);
-constexpr double kTimeoutSeconds = 60;
-
-std::string quoted(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '\\' || c == '"') out += '\\';
-    out += (c == '\n' || c == '\r') ? ' ' : c;
-  }
-  return out + "\"";
-}
 
 std::string datum(double v) {
   if (!std::isfinite(v)) return "NaN";  // gnuplot leaves a gap
@@ -80,16 +74,24 @@ std::string log_tics(const char* axis, const PlotSpec& spec, size_t column) {
   if (column == 0 && values.size() <= 10) {
     tics.assign(values.begin(), values.end());
   } else {
-    if (hi / lo > 1e3) return "";  // several decades: gnuplot's own labels are fine
-    for (double decade = std::pow(10.0, std::floor(std::log10(lo))); decade <= hi * 10; decade *= 10)
-      for (double m : {1.0, 2.0, 5.0})
-        if (m * decade >= lo / 1.5 && m * decade <= hi * 1.5) tics.push_back(m * decade);
+    if (!(hi / lo <= 1e3)) return "";  // several decades (or hi / lo overflows): gnuplot's own labels
+    // Integer exponents, at most five of them: a loop on the doubles themselves never ends when
+    // hi * 10 overflows to inf (values near 1e308) or 10^floor(log10(lo)) underflows to 0 (denormals).
+    const int first = static_cast<int>(std::floor(std::log10(lo)));
+    for (int e = first; e <= first + 4; ++e) {
+      const double decade = std::pow(10.0, e);
+      for (double m : {1.0, 2.0, 5.0}) {
+        const double t = m * decade;
+        if (std::isfinite(t) && t > 0 && t >= lo / 1.5 && t <= hi * 1.5) tics.push_back(t);
+      }
+    }
+    if (tics.empty()) return "";
   }
   std::string out = std::string("set ") + axis + "tics (";
   for (size_t i = 0; i < tics.size(); ++i) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%g", tics[i]);
-    out += (i ? ", " : "") + quoted(buf) + " " + datum(tics[i]);
+    out += (i ? ", " : "") + gnuplot_string(buf) + " " + datum(tics[i]);
   }
   return out + ")\n";
 }
@@ -106,7 +108,9 @@ std::string log_range(const char* axis, const PlotSpec& spec) {
       }
   if (!(lo < hi)) return "";
   const double pad = std::pow(hi / lo, 0.04);
-  return std::string("set ") + axis + "range [" + datum(lo / pad) + ":" + datum(hi * pad) + "]\n";
+  const double from = lo / pad, to = hi * pad;
+  if (!(std::isfinite(from) && std::isfinite(to) && from > 0 && from < to)) return "";  // extreme values
+  return std::string("set ") + axis + "range [" + datum(from) + ":" + datum(to) + "]\n";
 }
 
 // Category labels that would collide side by side are drawn slanted.
@@ -120,7 +124,7 @@ bool long_labels(const std::vector<std::string>& labels) {
 std::string tic_labels(const char* axis, const std::vector<std::string>& labels) {
   std::string out = std::string("set ") + axis + "tics (";
   for (size_t i = 0; i < labels.size(); ++i)
-    out += (i ? ", " : "") + quoted(labels[i]) + " " + std::to_string(i);
+    out += (i ? ", " : "") + gnuplot_string(labels[i]) + " " + std::to_string(i);
   return out + ")\n";
 }
 
@@ -138,14 +142,14 @@ std::string lines_plot(const PlotSpec& spec, const fs::path& dir, bool write_fil
       write_text(file, data);
     }
     const std::string colour = kColours[i % kColourCount];
-    const std::string f = quoted(file.string());
+    const std::string f = gnuplot_string(file.string());
     if (has_band(s))
-      cmd += (cmd.empty() ? "" : ", ") + f + " using 1:3:4 with filledcurves fc rgb " + quoted(colour) +
+      cmd += (cmd.empty() ? "" : ", ") + f + " using 1:3:4 with filledcurves fc rgb " + gnuplot_string(colour) +
              " fs transparent solid 0.18 noborder notitle";
     // Markers help read a few points; on a dense curve they only smear it.
     const std::string style = s.points.size() > 40 ? " with lines lw 2" : " with linespoints lw 2 pt 7 ps 0.55";
-    cmd += (cmd.empty() ? "" : ", ") + f + " using 1:2" + style + " lc rgb " + quoted(colour) + " title " +
-           quoted(s.label);
+    cmd += (cmd.empty() ? "" : ", ") + f + " using 1:2" + style + " lc rgb " + gnuplot_string(colour) + " title " +
+           gnuplot_string(s.label);
   }
   return cmd;
 }
@@ -180,8 +184,8 @@ std::string bars_plot(const PlotSpec& spec, const fs::path& dir, bool write_file
     const std::string y = std::to_string(3 * s + 1);
     const std::string cols =
         bands ? y + ":" + std::to_string(3 * s + 2) + ":" + std::to_string(3 * s + 3) : y;
-    cmd += (s ? ", " : "") + quoted(file.string()) + " using " + cols + " title " +
-           quoted(spec.series[s].label) + " lc rgb " + quoted(kColours[s % kColourCount]);
+    cmd += (s ? ", " : "") + gnuplot_string(file.string()) + " using " + cols + " title " +
+           gnuplot_string(spec.series[s].label) + " lc rgb " + gnuplot_string(kColours[s % kColourCount]);
   }
   return cmd;
 }
@@ -199,12 +203,12 @@ std::string heatmap_plot(const PlotSpec& spec, const fs::path& dir, bool write_f
     }
     write_text(file, data);
   }
-  const std::string f = quoted(file.string());
+  const std::string f = gnuplot_string(file.string());
   // `pixels` draws each cell as an SVG rectangle rather than an embedded PNG.
   std::string cmd = f + " matrix with image pixels notitle";
   const size_t cells = spec.rows.size() * spec.cols.size();
   if (cells <= 100)  // small enough to print the value in each cell
-    cmd += ", " + f + " matrix using 1:2:(sprintf(\"%.3g\", $3)) with labels font \",12\" notitle";
+    cmd += ", " + f + " matrix using 1:2:(sprintf('%.3g', $3)) with labels font ',12' notitle";
   return cmd;
 }
 
@@ -220,7 +224,7 @@ std::string error_lines(const std::string& log) {
     }
   if (out.empty()) out = log;
   while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
-  if (out.size() > 400) out = "..." + out.substr(out.size() - 400);
+  if (out.size() > 400) out = out.substr(out.size() - 400);
   return out;
 }
 
@@ -235,16 +239,19 @@ bool any_finite_point(const PlotSpec& spec) {
 }
 
 // Runs gnuplot on its arguments; "" when it succeeded, else what went wrong, for the page.
-std::string run_gnuplot(const std::vector<std::string>& argv, const fs::path& log) {
-  const ProcessOutcome r = run_process(argv, log, kTimeoutSeconds);
+std::string run_gnuplot(const std::vector<std::string>& argv, const fs::path& log, const DrawLimits& limits,
+                        bool& stopped) {
+  const ProcessOutcome r = run_process(argv, log, limits.timeout_seconds, limits.stop);
+  stopped = r.stopped;
   if (r.ok()) return "";
-  if (!r.started) return "cannot run gnuplot program \"" + argv[0] + "\": " + r.start_error;
-  if (r.timed_out)
-    return argv[0] + " did not finish within " + std::to_string(static_cast<int>(kTimeoutSeconds)) + " s (killed)";
-  const std::string message = error_lines(read_text(log));
+  const std::string program = "gnuplot program '" + quote_for_message(argv[0]) + "'";
+  if (r.stopped) return program + " was stopped by a signal";
+  if (!r.started) return "cannot run " + program + ": " + r.start_error;
+  if (r.timed_out) return program + " did not finish within " + format_number(limits.timeout_seconds) + " s (killed)";
+  const std::string message = quote_for_message(error_lines(read_text(log)), 400);
   const std::string how = r.exited ? "exited with status " + std::to_string(r.exit_status)
                                    : "was killed by signal " + std::to_string(r.signal);
-  return argv[0] + " " + how + (message.empty() ? "" : ": " + message);
+  return program + " " + how + (message.empty() ? "" : ": " + message);
 }
 
 std::string script_for(const PlotSpec& spec, const fs::path& dir, const std::string& output,
@@ -252,14 +259,14 @@ std::string script_for(const PlotSpec& spec, const fs::path& dir, const std::str
   std::ostringstream s;
   const bool slanted = spec.kind == "bars" && long_labels(spec.cols);  // labels need height
   s << "set terminal svg size 640," << (slanted ? 480 : 400)
-    << " dynamic noenhanced font \"sans,14\" background \"white\"\n"
-    << "set output " << quoted(output) << "\n"
+    << " dynamic noenhanced font 'sans,14' background 'white'\n"
+    << "set output " << gnuplot_string(output) << "\n"
     << "set encoding utf8\n"
-    << "set border lc rgb \"#555555\"\n"
-    << "set grid lc rgb \"#e4e4e4\" lw 1\n"
+    << "set border lc rgb '#555555'\n"
+    << "set grid lc rgb '#e4e4e4' lw 1\n"
     << "set key below horizontal noreverse samplen 2 spacing 1.1\n"
-    << "set xlabel " << quoted(spec.x_label) << "\n"
-    << "set ylabel " << quoted(spec.y_label) << "\n";
+    << "set xlabel " << gnuplot_string(spec.x_label) << "\n"
+    << "set ylabel " << gnuplot_string(spec.y_label) << "\n";
   if (spec.kind == "lines") {
     // On a log axis gnuplot widens the range to whole decades; keep it to the data instead.
     if (spec.log_x) s << "set logscale x\n" << log_range("x", spec) << log_tics("x", spec, 0);
@@ -274,7 +281,7 @@ std::string script_for(const PlotSpec& spec, const fs::path& dir, const std::str
       << "set boxwidth 0.9\n"
       << "set xrange [-0.6:" << datum(static_cast<double>(spec.cols.size()) - 0.4) << "]\n"
       << "set grid noxtics\n"
-      << "set errorbars lc rgb \"#333333\" lw 1.2\n"
+      << "set errorbars lc rgb '#333333' lw 1.2\n"
       << (long_labels(spec.cols) ? "set xtics nomirror rotate by 35 right\nset rmargin 4\n" : "set xtics nomirror\n")
       << tic_labels("x", spec.cols);
     if (spec.log_y) s << "set logscale y\n";
@@ -282,7 +289,7 @@ std::string script_for(const PlotSpec& spec, const fs::path& dir, const std::str
   } else {
     s << "unset grid\n"
       << "unset key\n"
-      << "set palette defined (0 \"#f7fbff\", 1 \"#9ecae1\", 2 \"#3182bd\")\n"
+      << "set palette defined (0 '#f7fbff', 1 '#9ecae1', 2 '#3182bd')\n"
       << "set xrange [-0.5:" << datum(static_cast<double>(spec.cols.size()) - 0.5) << "]\n"
       << "set yrange [" << datum(static_cast<double>(spec.rows.size()) - 0.5) << ":-0.5]\n"
       << "set xtics nomirror\nset ytics nomirror\n"
@@ -294,6 +301,19 @@ std::string script_for(const PlotSpec& spec, const fs::path& dir, const std::str
 
 }  // namespace
 
+std::string gnuplot_string(const std::string& raw) {
+  const std::string s = valid_utf8(raw);
+  std::string out = "'";
+  for (char c : s) {
+    const auto u = static_cast<unsigned char>(c);
+    if (c == '\0') continue;
+    if (c == '\'') out += "''";
+    else if (u < 0x20 || u == 0x7F) out += ' ';  // a newline would end the command
+    else out += c;
+  }
+  return out + "'";
+}
+
 std::string gnuplot_script(const PlotSpec& spec, const std::string& data_dir,
                            const std::string& output_svg) {
   return script_for(spec, data_dir, output_svg, false);
@@ -302,13 +322,39 @@ std::string gnuplot_script(const PlotSpec& spec, const std::string& data_dir,
 bool gnuplot_works(const std::string& program) {
   try {
     TempDir dir("scalelab-gnuplot-");
-    return run_gnuplot({program, "--version"}, dir.path() / "version.log").empty();
+    bool stopped = false;
+    return run_gnuplot({program, "--version"}, dir.path() / "version.log", {10, nullptr}, stopped).empty();
   } catch (const Error&) {  // no process could be made: as good as no gnuplot
     return false;
   }
 }
 
-PlotResult draw_plot(const PlotSpec& spec, const std::string& program) {
+void check_gnuplot(const std::string& program) {
+  const std::string name = "gnuplot program '" + quote_for_message(program) + "'";
+  SL_CHECK(!program.empty(), "the gnuplot program is empty (pass a name in PATH or a path)");
+  if (program.find('/') != std::string::npos) {
+    struct stat st {};
+    SL_CHECK(::stat(program.c_str(), &st) == 0, name, ": no such file");
+    SL_CHECK(!S_ISDIR(st.st_mode), name, ": is a directory, not a program");
+    SL_CHECK(S_ISREG(st.st_mode), name, ": is not a regular file");
+    SL_CHECK(::access(program.c_str(), X_OK) == 0, name, ": not executable");
+  }
+  TempDir dir("scalelab-gnuplot-");
+  const fs::path log = dir.path() / "version.log";
+  const ProcessOutcome r = run_process({program, "--version"}, log, 10);
+  SL_CHECK(r.started, name, ": cannot be run (", r.start_error,
+           program.find('/') == std::string::npos ? "; not found in PATH" : "", ")");
+  SL_CHECK(!r.timed_out, name, ": '--version' did not finish within 10 s");
+  SL_CHECK(r.exited && r.exit_status == 0, name, ": '--version' ",
+           r.exited ? "exited with status " + std::to_string(r.exit_status)
+                    : "was killed by signal " + std::to_string(r.signal),
+           " (is it gnuplot?)");
+  const std::string version = read_text(log);
+  SL_CHECK(version.rfind("gnuplot", 0) == 0, name, ": '--version' printed '",
+           quote_for_message(version.substr(0, version.find('\n')), 60), "', not gnuplot's version line");
+}
+
+PlotResult draw_plot(const PlotSpec& spec, const std::string& program, const DrawLimits& limits) {
   PlotResult result;
   try {
     if (spec.kind != "heatmap" && spec.series.empty()) {
@@ -326,14 +372,16 @@ PlotResult draw_plot(const PlotSpec& spec, const std::string& program) {
     TempDir dir("scalelab-plot-");
     const fs::path output = dir.path() / "plot.svg";
     write_text(dir.path() / "plot.gp", script_for(spec, dir.path(), output.string(), true));
-    const std::string problem = run_gnuplot({program, (dir.path() / "plot.gp").string()}, dir.path() / "gnuplot.log");
+    const std::string problem =
+        run_gnuplot({program, (dir.path() / "plot.gp").string()}, dir.path() / "gnuplot.log", limits,
+                    result.stopped);
     if (!problem.empty()) {
       result.problem = problem;
       return result;
     }
     result.svg = read_text(output);
     if (result.svg.find("<svg") == std::string::npos) {
-      result.problem = program + " exited normally but wrote no SVG";
+      result.problem = "gnuplot program '" + quote_for_message(program) + "' exited normally but wrote no SVG";
       return result;
     }
     result.ok = true;

@@ -1,6 +1,12 @@
 #include "scalelab/report/ledger_files.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cctype>
+#include <cerrno>
+#include <cstring>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -15,17 +21,20 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// A JSON value quoted in a message: one line, no control bytes, at most about 80 bytes.
 std::string shown(const Json& j) {
-  std::string s = j.dump();
-  return s.size() > 80 ? s.substr(0, 77) + "..." : s;
+  return quote_for_message(j.dump(-1, ' ', false, Json::error_handler_t::replace), 80);
 }
+
+// A string from a file (or a path) quoted in a message.
+std::string q(const std::string& s) { return quote_for_message(s); }
 
 // A JSON object being read, with its place in the file for messages
 // ("claims/A4.json: plots[0].log_x = "yes": expected true or false").
 class Reader {
  public:
   Reader(const Json& j, std::string file, std::string path)
-      : j_(j), file_(std::move(file)), path_(std::move(path)) {
+      : j_(j), file_(q(file)), path_(std::move(path)) {
     if (!j_.is_object()) fail_here("expected an object, got " + shown(j_));
   }
 
@@ -115,13 +124,13 @@ class Reader {
   Reader child(const Json& v, const std::string& name) const { return Reader(v, file_, join(name)); }
 
   [[noreturn]] void fail(const std::string& key, const std::string& problem) const {
-    throw_error(file_, ": ", join(key), " ", problem);
+    throw_error(file_, ": ", q(join(key)), " ", problem);
   }
 
  private:
   std::string join(const std::string& key) const { return path_.empty() ? key : path_ + "." + key; }
   [[noreturn]] void fail_here(const std::string& problem) const {
-    throw_error(file_, ": ", path_.empty() ? "top level" : path_, ": ", problem);
+    throw_error(file_, ": ", path_.empty() ? "top level" : q(path_), ": ", problem);
   }
 
   const Json& j_;
@@ -135,7 +144,7 @@ Verdict parse_verdict(const Reader& r) {
   if (v == "holds only if") return Verdict::holds_only_if;
   if (v == "does not hold") return Verdict::does_not_hold;
   if (v == "not testable here") return Verdict::not_testable;
-  r.fail("verdict", "= \"" + v +
+  r.fail("verdict", "= \"" + q(v) +
                         "\": expected one of \"holds\", \"holds only if\", \"does not hold\", "
                         "\"not testable here\"");
 }
@@ -151,15 +160,52 @@ KeyNumber parse_key_number(const Reader& parent) {
   return k;
 }
 
+// Ledger files are JSON of a few megabytes at most; anything far larger is not one.
+constexpr off_t kMaxFileBytes = off_t{256} << 20;
+
+// The bytes of a regular file. Anything else is refused before a byte is read: a FIFO (opened
+// non-blocking, so a FIFO with no writer cannot stall the report), a device, a directory.
+std::string read_regular_file(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    const int e = errno;
+    throw_error(q(path), ": cannot open (", e == ENOENT ? "no such file" : std::strerror(e), ")");
+  }
+  struct stat st {};
+  const bool stat_ok = ::fstat(fd, &st) == 0;
+  const auto refuse = [&](const std::string& why) {
+    ::close(fd);
+    throw_error(q(path), ": ", why);
+  };
+  if (!stat_ok) refuse(std::string("cannot stat (") + std::strerror(errno) + ")");
+  if (S_ISDIR(st.st_mode)) refuse("is a directory, not a JSON file");
+  if (!S_ISREG(st.st_mode))
+    refuse(std::string("is not a regular file (") + (S_ISFIFO(st.st_mode) ? "a FIFO" : "a device or socket") +
+           "); not read");
+  if (st.st_size > kMaxFileBytes)
+    refuse("holds " + std::to_string(st.st_size) + " bytes, more than the 256 MiB a ledger file may have");
+  std::string bytes;
+  char buf[65536];
+  for (;;) {
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) refuse(std::string("read failed (") + std::strerror(errno) + ")");
+    if (n == 0) break;
+    bytes.append(buf, static_cast<size_t>(n));
+    if (static_cast<off_t>(bytes.size()) > kMaxFileBytes) refuse("grew beyond 256 MiB while being read");
+  }
+  ::close(fd);
+  return bytes;
+}
+
 Json parse_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  SL_CHECK(in, path, ": cannot open (", fs::exists(path) ? "not readable" : "no such file", ")");
-  std::stringstream buffer;
-  buffer << in.rdbuf();
+  const std::string bytes = read_regular_file(path);
   try {
-    return Json::parse(buffer.str());
+    return Json::parse(bytes);
   } catch (const Json::parse_error& e) {
-    throw_error(path, ": not valid JSON: ", e.what());
+    throw_error(q(path), ": not valid JSON: ", quote_for_message(e.what(), 200));
+  } catch (const Json::exception& e) {  // a number beyond double's range (1e400): out_of_range
+    throw_error(q(path), ": not valid JSON: ", quote_for_message(e.what(), 200));
   }
 }
 
@@ -175,10 +221,10 @@ PlotSpec parse_plot(const Reader& r) {
   p.title = r.str("title");
   p.kind = r.str("kind", true);
   if (p.kind != "lines" && p.kind != "bars" && p.kind != "heatmap")
-    r.fail("kind", "= \"" + p.kind + "\": expected \"lines\", \"bars\" or \"heatmap\"");
+    r.fail("kind", "= \"" + q(p.kind) + "\": expected \"lines\", \"bars\" or \"heatmap\"");
   for (char c : p.id)
     if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.'))
-      r.fail("id", "= \"" + p.id + "\": plot ids are file names: letters, digits, '-', '_', '.'");
+      r.fail("id", "= \"" + q(p.id) + "\": plot ids are file names: letters, digits, '-', '_', '.'");
   p.x_label = r.str("x_label");
   p.y_label = r.str("y_label");
   p.log_x = r.boolean("log_x");
@@ -218,7 +264,7 @@ PlotSpec parse_plot(const Reader& r) {
     for (const Series& s : p.series)
       for (const auto& pt : s.points)
         if (!(pt[0] >= 0 && pt[0] < static_cast<double>(p.cols.size())))
-          r.fail("series", "\"" + s.label + "\" has a bar at x = " + std::to_string(pt[0]) +
+          r.fail("series", "\"" + q(s.label) + "\" has a bar at x = " + std::to_string(pt[0]) +
                                ", not an index into cols (" + std::to_string(p.cols.size()) +
                                " labels)");
   return p;
@@ -256,7 +302,13 @@ ClaimRecord read_claim(const std::string& path) {
     arm.name = a.str("name", true);
     arm.kind = a.str("kind");
     arm.config = a.object("config");
-    for (double s : a.numbers(a.array("seeds"), "seeds")) arm.seeds.push_back(static_cast<int64_t>(s));
+    const std::vector<double> seeds = a.numbers(a.array("seeds"), "seeds");
+    for (size_t k = 0; k < seeds.size(); ++k) {
+      // Converting anything else to an integer is undefined; a seed is a whole number anyway.
+      if (!(std::fabs(seeds[k]) <= 9007199254740992.0 && seeds[k] == std::floor(seeds[k])))
+        a.fail("seeds[" + std::to_string(k) + "]", "= " + format_number(seeds[k]) + ": expected an integer within +-2^53");
+      arm.seeds.push_back(static_cast<int64_t>(seeds[k]));
+    }
     c.arms.push_back(std::move(arm));
   }
   const Json& ms = r.array("measurements");
@@ -301,8 +353,11 @@ ClaimRecord read_claim(const std::string& path) {
 
 Ledger read_ledger(const std::string& dir) {
   const fs::path ledger_path = fs::path(dir) / "ledger.json";
-  SL_CHECK(fs::is_directory(dir), dir, ": no such directory (expected the output of scalelab check)");
-  SL_CHECK(fs::exists(ledger_path), dir, ": no ledger.json (is this the output of scalelab check?)");
+  SL_CHECK(!dir.empty(), "the report directory is empty (\"\"): pass the directory scalelab check wrote");
+  std::error_code ec;
+  SL_CHECK(fs::is_directory(dir, ec), q(dir), ": no such directory (expected the output of scalelab check)");
+  SL_CHECK(fs::symlink_status(ledger_path, ec).type() != fs::file_type::not_found, q(dir),
+           ": no ledger.json (is this the output of scalelab check?)");
   const Json j = parse_file(ledger_path.string());
   const Reader r(j, ledger_path.string(), "");
   check_schema(r, j);
@@ -321,18 +376,18 @@ Ledger read_ledger(const std::string& dir) {
     const Reader e = r.child(claims[i], "claims[" + std::to_string(i) + "]");
     LedgerEntry entry;
     entry.id = e.str("id", true);
-    if (ledger.claims.count(entry.id)) e.fail("id", "= \"" + entry.id + "\": listed twice");
+    if (ledger.claims.count(entry.id)) e.fail("id", "= \"" + q(entry.id) + "\": listed twice");
     for (char ch : entry.id)
       if (!std::isalnum(static_cast<unsigned char>(ch)))
-        e.fail("id", "= \"" + entry.id + "\": claim ids are letters and digits (E1, A13, ...)");
+        e.fail("id", "= \"" + q(entry.id) + "\": claim ids are letters and digits (E1, A13, ...)");
     entry.verdict = parse_verdict(e);
     entry.condition = e.str("condition");
     entry.provisional = e.boolean("provisional");
     entry.key_number = parse_key_number(e);
     const std::string claim_path = (fs::path(dir) / "claims" / (entry.id + ".json")).string();
     ClaimRecord claim = read_claim(claim_path);
-    SL_CHECK(claim.id == entry.id, claim_path, ": id = \"", claim.id, "\" but ledger.json lists it as \"",
-             entry.id, "\"");
+    SL_CHECK(claim.id == entry.id, q(claim_path), ": id = \"", q(claim.id), "\" but ledger.json lists it as \"",
+             q(entry.id), "\"");
     ledger.claims.emplace(entry.id, std::move(claim));
     ledger.entries.push_back(std::move(entry));
   }

@@ -1,5 +1,6 @@
 // The Markdown rendering of a Document (GitHub-flavoured): the same text as the HTML, with the
 // plots as SVG files beside it.
+#include <algorithm>
 #include <sstream>
 
 #include "scalelab/report/document.hpp"
@@ -8,17 +9,10 @@
 namespace scalelab::report {
 namespace {
 
-std::string code_span(const std::string& s) {
-  // A span holding backticks needs a longer fence and padding.
-  const std::string fence = s.find('`') == std::string::npos ? "`" : "``";
-  const std::string pad = fence.size() > 1 ? " " : "";
-  std::string flat = s;
-  for (char& c : flat)
-    if (c == '\n') c = ' ';
-  return fence + pad + flat + pad + fence;
-}
-
-std::string render_inline(const Inline& spans, bool in_table = false) {
+// Every data string goes through escape_markdown (report/text.hpp), including code: a code span
+// is written as <code>…</code>, where the escaped text renders as is (a backtick fence would show
+// the references literally, and a pipe in it would still end a GFM table cell).
+std::string render_inline(const Inline& spans) {
   std::string out;
   for (const Span& s : spans) {
     const std::string t = escape_markdown(s.content);
@@ -26,27 +20,28 @@ std::string render_inline(const Inline& spans, bool in_table = false) {
       case Span::text: out += t; break;
       case Span::strong: out += "**" + t + "**"; break;
       case Span::emph: out += "*" + t + "*"; break;
-      case Span::code: {
-        std::string c = code_span(s.content);
-        if (in_table) {  // a pipe ends a GFM cell even inside a code span
-          std::string escaped;
-          for (char ch : c) escaped += ch == '|' ? std::string("\\|") : std::string(1, ch);
-          c = escaped;
-        }
-        out += c;
-        break;
-      }
-      case Span::link: out += "[" + t + "](" + s.href + ")"; break;
+      case Span::code: out += "<code>" + t + "</code>"; break;
+      case Span::link: out += "[" + t + "](" + markdown_href(s.href) + ")"; break;
     }
   }
   return out;
+}
+
+// A code fence longer than any run of backticks in the body, so no line of it can close the block.
+std::string fence_for(const std::string& body) {
+  size_t longest = 0, run = 0;
+  for (char c : body) {
+    run = c == '`' ? run + 1 : 0;
+    longest = std::max(longest, run);
+  }
+  return std::string(std::max<size_t>(3, longest + 1), '`');
 }
 
 struct BlockWriter {
   std::ostringstream& out;
 
   void operator()(const Heading& h) {
-    if (!h.anchor.empty()) out << "<a id=\"" << escape_html(h.anchor) << "\"></a>\n\n";
+    if (!h.anchor.empty()) out << "<a id=\"" << escape_markdown(h.anchor) << "\"></a>\n\n";
     out << std::string(static_cast<size_t>(h.level), '#') << " " << render_inline(h.text) << "\n\n";
   }
   void operator()(const Paragraph& p) {
@@ -68,19 +63,22 @@ struct BlockWriter {
     out << "\n";
     for (const auto& row : t.rows) {
       out << "|";
-      for (const Inline& cell : row) out << " " << render_inline(cell, true) << " |";
+      for (const Inline& cell : row) out << " " << render_inline(cell) << " |";
       out << "\n";
     }
     out << "\n";
   }
+  // The summary line is raw HTML: escape_markdown keeps it on one line (a newline would end the
+  // HTML block and turn the rest into live Markdown) and its references decode inside HTML too.
   void operator()(const Details& d) {
-    out << "<details><summary>" << escape_html(d.summary) << "</summary>\n\n```json\n"
-        << d.body << "\n```\n\n</details>\n\n";
+    const std::string fence = fence_for(d.body);
+    out << "<details><summary>" << escape_markdown(d.summary) << "</summary>\n\n" << fence << "json\n"
+        << valid_utf8(d.body) << "\n" << fence << "\n\n</details>\n\n";
   }
   void operator()(const Figure& f) {
     const std::string title = escape_markdown(f.title.empty() ? f.id : f.title);
     if (!f.svg.empty())
-      out << "![" << title << "](" << f.md_path << ")\n\n";
+      out << "![" << title << "](" << markdown_href(f.md_path) << ")\n\n";
     else
       out << "> Plot " << escape_markdown(f.id) << " was not drawn: " << escape_markdown(f.problem) << "\n\n";
   }

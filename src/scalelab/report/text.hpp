@@ -1,14 +1,43 @@
 // report/text: escaping and number formatting shared by the renderers and the section builders.
+//
+// Everything a report shows comes from a ledger directory, which people pass around, so every
+// string is untrusted. Each output language has exactly one escaping function here (HTML,
+// Markdown, a message line); gnuplot's is gnuplot_string (report/gnuplot.hpp). Each takes any
+// bytes: invalid UTF-8 becomes U+FFFD, so no output ever holds a broken sequence.
 #pragma once
+#include <cstddef>
 #include <optional>
 #include <string>
 
 namespace scalelab::report {
 
-// &, <, >, " and ' as entities: safe in element content and in quoted attributes.
+// s with every invalid UTF-8 sequence (bad lead byte, truncated or overlong sequence, surrogate,
+// beyond U+10FFFF) replaced by U+FFFD.
+std::string valid_utf8(const std::string& s);
+
+// &, <, >, " and ' as entities, control characters other than newline and tab as spaces, NUL
+// dropped: safe in element content and in quoted attributes.
 std::string escape_html(const std::string& s);
-// Backslash before every character Markdown (CommonMark + GFM tables) would read as syntax.
+
+// Text for report.md, safe in Markdown inline text (paragraphs, list items, headings, GFM table
+// cells) and inside the raw HTML the Markdown holds (<summary>, attributes): every character
+// that CommonMark, GFM or HTML could read as syntax there becomes a numeric character reference
+// (&#60; for <), which renders as the character itself and never as markup. Escaped: \ ` * ~ [ ]
+// < > & | " $ @ everywhere; _ at a word's edge (d_model stays); the : of http://, mailto:, xmpp:
+// and the . of www. (GFM autolinks); at the start # + - = (headings, lists, thematic breaks) and
+// the . or ) of "12. " (ordered lists), the first of four leading blanks (indented code).
+// Control characters (newline, CR, tab, NUL, ...) become spaces: a newline would end a paragraph,
+// a table row or the raw HTML block of a <details>.
 std::string escape_markdown(const std::string& s);
+
+// A link target for report.md: every byte outside [A-Za-z0-9#._/-] percent-encoded, so it can
+// neither close the (...) of the link nor name a scheme (":" is encoded: no javascript: link).
+std::string markdown_href(const std::string& s);
+
+// s made fit to quote in a one-line message: control characters, DEL and bytes of invalid UTF-8
+// as \xNN (so a terminal escape or a NUL cannot act or cut the line), at most max_bytes of it
+// (cut at a character boundary) followed by "…" when longer.
+std::string quote_for_message(const std::string& s, size_t max_bytes = 120);
 
 // Four significant digits, no trailing zeros, exponent only outside [1e-3, 1e6); "n/a" for NaN,
 // "inf" / "-inf" for infinities.

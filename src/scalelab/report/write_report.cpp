@@ -1,6 +1,13 @@
 #include "scalelab/report/write_report.hpp"
 
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
 #include <filesystem>
+#include <map>
 #include <set>
 
 #include "scalelab/core/atomic_file.hpp"
@@ -20,15 +27,25 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Draws every plot of every claim; writes each SVG beside report.md.
-ClaimFigures draw_figures(const std::vector<const ClaimRecord*>& claims, const fs::path& plots_dir,
-                          const ReportOptions& options, bool gnuplot_found, ReportResult& result) {
+using Clock = std::chrono::steady_clock;
+
+// Throws ReportStopped when a stop was asked for.
+void stop_if_asked(const ReportOptions& options) {
+  if (options.stop && *options.stop) throw ReportStopped(static_cast<int>(*options.stop));
+}
+
+// Draws every plot of every claim, within the time limits; the SVG files to write beside
+// report.md are collected in svg_files (name -> content) and written only when all is done.
+ClaimFigures draw_figures(const std::vector<const ClaimRecord*>& claims, const ReportOptions& options,
+                          bool gnuplot_found, ReportResult& result, std::map<std::string, std::string>& svg_files) {
   ClaimFigures figures;
   std::set<std::string> used_names;
   int counter = 0;
+  const Clock::time_point start = Clock::now();
   for (const ClaimRecord* c : claims) {
     std::vector<Figure>& out = figures[c->id];
     for (const PlotSpec& spec : c->plots) {
+      stop_if_asked(options);
       // Plot ids should be unique; if two claims share one, the second gets the claim's id too
       // (it names both the SVG file and the figure's anchor).
       std::string name = spec.id;
@@ -40,21 +57,27 @@ ClaimFigures draw_figures(const std::vector<const ClaimRecord*>& claims, const f
       f.id = name;
       f.title = spec.title;
       f.md_path = "plots/" + name + ".svg";
+      const double left = options.plots_seconds - std::chrono::duration<double>(Clock::now() - start).count();
       if (!gnuplot_found) {
-        f.problem = "gnuplot (\"" + options.gnuplot + "\") is not available";
+        f.problem = "gnuplot ('" + quote_for_message(options.gnuplot) + "') is not available";
+      } else if (left <= 0) {
+        f.problem = "not started: the plots had taken the report's limit of " + format_number(options.plots_seconds) + " s";
+        result.plots_timed_out += 1;
       } else {
-        const PlotResult drawn = draw_plot(spec, options.gnuplot);
+        const PlotResult drawn =
+            draw_plot(spec, options.gnuplot, {std::min(options.plot_timeout_seconds, left), options.stop});
+        if (drawn.stopped) stop_if_asked(options);
         if (drawn.ok) {
           try {
             f.svg = inline_svg(drawn.svg, "p" + std::to_string(counter++) + "-", spec.title.empty() ? spec.id : spec.title);
-            fs::create_directories(plots_dir);
-            write_file_atomically((plots_dir / (name + ".svg")).string(), drawn.svg);
+            svg_files[name] = drawn.svg;
           } catch (const Error& e) {
             f.svg.clear();
             f.problem = e.what();
           }
         } else {
           f.problem = drawn.problem;
+          if (drawn.problem.find("did not finish within") != std::string::npos) result.plots_timed_out += 1;
         }
       }
       (f.svg.empty() ? result.plots_failed : result.plots_drawn) += 1;
@@ -62,6 +85,22 @@ ClaimFigures draw_figures(const std::vector<const ClaimRecord*>& claims, const f
     }
   }
   return figures;
+}
+
+// Refuses, before any plot is drawn, an output that could not be written at the end.
+void check_outputs(const fs::path& root) {
+  for (const char* file : {"report.html", "report.md"}) {
+    std::error_code ec;
+    const fs::file_status st = fs::symlink_status(root / file, ec);
+    SL_CHECK(st.type() == fs::file_type::not_found || st.type() == fs::file_type::regular,
+             quote_for_message((root / file).string()), ": exists and is not a regular file; not replaced");
+  }
+  std::error_code ec;
+  const fs::file_status plots = fs::symlink_status(root / "plots", ec);
+  SL_CHECK(plots.type() == fs::file_type::not_found || plots.type() == fs::file_type::directory,
+           quote_for_message((root / "plots").string()), ": exists and is not a directory");
+  SL_CHECK(::access(root.c_str(), W_OK) == 0, quote_for_message(root.string()),
+           ": cannot write there (", std::strerror(errno), ")");
 }
 
 Document build_document(const Ledger& ledger, const std::vector<const ClaimRecord*>& claims,
@@ -89,8 +128,8 @@ Document build_document(const Ledger& ledger, const std::vector<const ClaimRecor
         "note"});
   if (!gnuplot_found)
     doc.blocks.push_back(Paragraph{
-        {strong("No plots: "), txt("gnuplot could not be run (program \"" + options.gnuplot +
-                                   "\"). Install it (Debian: gnuplot-nox) and rerun "),
+        {strong("No plots: "), txt("gnuplot could not be run (program '" + options.gnuplot +
+                                   "'). Install it (Debian: gnuplot-nox) and rerun "),
          code("scalelab report"), txt("; every measurement is in the tables below.")},
         "warning"});
   doc.blocks.push_back(Paragraph{{txt("Contents: "), link("the two questions", "#q-embedding"), txt(" · "),
@@ -114,23 +153,37 @@ Document build_document(const Ledger& ledger, const std::vector<const ClaimRecor
 
 }  // namespace
 
+RenderedReport render_report(const Ledger& ledger, const ReportOptions& options, bool draw_plots) {
+  RenderedReport out;
+  const std::vector<const ClaimRecord*> claims = claims_in_order(ledger);
+  out.result.claims = static_cast<int>(claims.size());
+  out.result.gnuplot_found = draw_plots;
+  const ClaimFigures figures = draw_figures(claims, options, draw_plots, out.result, out.svg_files);
+  const Document doc = build_document(ledger, claims, figures, options, draw_plots);
+  out.html = render_html(doc);
+  out.markdown = render_markdown(doc);
+  return out;
+}
+
 ReportResult write_report(const std::string& dir, const ReportOptions& options) {
   SL_CHECK(!options.gnuplot.empty(), "the gnuplot program name is empty");
+  SL_CHECK(options.plot_timeout_seconds > 0 && options.plots_seconds > 0,
+           "the plot time limits must be > 0 s (got ", options.plot_timeout_seconds, " and ", options.plots_seconds, ")");
   const Ledger ledger = read_ledger(dir);
-  const std::vector<const ClaimRecord*> claims = claims_in_order(ledger);
-
-  ReportResult result;
-  result.claims = static_cast<int>(claims.size());
-  result.gnuplot_found = gnuplot_works(options.gnuplot);
   const fs::path root(dir);
-  const ClaimFigures figures = draw_figures(claims, root / "plots", options, result.gnuplot_found, result);
-  const Document doc = build_document(ledger, claims, figures, options, result.gnuplot_found);
+  check_outputs(root);
+  RenderedReport report = render_report(ledger, options, gnuplot_works(options.gnuplot));
+  stop_if_asked(options);
 
+  ReportResult& result = report.result;
   result.html_path = (root / "report.html").string();
   result.markdown_path = (root / "report.md").string();
-  // Atomic (temp file + rename): a reader never sees a half-written report.
-  write_file_atomically(result.html_path, render_html(doc));
-  write_file_atomically(result.markdown_path, render_markdown(doc));
+  // Atomic (temp file + rename): a reader never sees a half-written file.
+  if (!report.svg_files.empty()) fs::create_directories(root / "plots");
+  for (const auto& [name, svg] : report.svg_files)
+    write_file_atomically((root / "plots" / (name + ".svg")).string(), svg);
+  write_file_atomically(result.html_path, report.html);
+  write_file_atomically(result.markdown_path, report.markdown);
   return result;
 }
 
