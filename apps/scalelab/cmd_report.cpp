@@ -94,18 +94,18 @@ void add_report(CLI::App& app) {
       r = report::write_report(a->dir, a->options);
     } catch (const report::ReportStopped& stopped) {
       std::cerr << "scalelab: " << (stopped.signal == SIGINT ? "SIGINT" : "SIGTERM")
-                << ": report stopped while drawing its plots; nothing was written in '"
-                << report::quote_for_message(a->dir) << "'\n";
+                << ": report stopped while drawing its plots; nothing was written in "
+                << scalelab::quote_for_message(a->dir) << "\n";
       exit_status = 128 + stopped.signal;
       return;
     }
-    std::cout << "wrote " << report::quote_for_message(r.html_path) << " and "
-              << report::quote_for_message(r.markdown_path) << ": " << r.claims << " claims, " << r.plots_drawn
+    std::cout << "wrote " << scalelab::quote_for_message(r.html_path) << " and "
+              << scalelab::quote_for_message(r.markdown_path) << ": " << r.claims << " claims, " << r.plots_drawn
               << " plots";
     if (r.plots_failed) std::cout << " (" << r.plots_failed << " not drawn)";
     if (r.plots_timed_out) std::cout << "; " << r.plots_timed_out << " hit the time limit";
     if (!r.gnuplot_found)
-      std::cout << "; gnuplot not found ('" << report::quote_for_message(a->options.gnuplot) << "'): no plots";
+      std::cout << "; gnuplot not found (" << scalelab::quote_for_message(a->options.gnuplot) << "): no plots";
     std::cout << "\n";
   });
 }

@@ -230,7 +230,7 @@ TEST(Report, ErrorsNameTheFileAndTheValue) {
   } catch (const Error& e) {
     const std::string what = e.what();
     EXPECT_NE(what.find("claims/E6.json"), std::string::npos) << what;
-    EXPECT_NE(what.find("\"sort of\""), std::string::npos) << what;
+    EXPECT_NE(what.find("'sort of'"), std::string::npos) << what;
   }
   EXPECT_FALSE(fs::exists(bad / "report.html"));
 }

@@ -244,11 +244,11 @@ std::string run_gnuplot(const std::vector<std::string>& argv, const fs::path& lo
   const ProcessOutcome r = run_process(argv, log, limits.timeout_seconds, limits.stop);
   stopped = r.stopped;
   if (r.ok()) return "";
-  const std::string program = "gnuplot program '" + quote_for_message(argv[0]) + "'";
+  const std::string program = "gnuplot program " + scalelab::quote_for_message(argv[0]);
   if (r.stopped) return program + " was stopped by a signal";
   if (!r.started) return "cannot run " + program + ": " + r.start_error;
   if (r.timed_out) return program + " did not finish within " + format_number(limits.timeout_seconds) + " s (killed)";
-  const std::string message = quote_for_message(error_lines(read_text(log)), 400);
+  const std::string message = scalelab::quote_for_message(error_lines(read_text(log)), 400);
   const std::string how = r.exited ? "exited with status " + std::to_string(r.exit_status)
                                    : "was killed by signal " + std::to_string(r.signal);
   return program + " " + how + (message.empty() ? "" : ": " + message);
@@ -330,7 +330,7 @@ bool gnuplot_works(const std::string& program) {
 }
 
 void check_gnuplot(const std::string& program) {
-  const std::string name = "gnuplot program '" + quote_for_message(program) + "'";
+  const std::string name = "gnuplot program " + scalelab::quote_for_message(program);
   SL_CHECK(!program.empty(), "the gnuplot program is empty (pass a name in PATH or a path)");
   if (program.find('/') != std::string::npos) {
     struct stat st {};
@@ -350,8 +350,8 @@ void check_gnuplot(const std::string& program) {
                     : "was killed by signal " + std::to_string(r.signal),
            " (is it gnuplot?)");
   const std::string version = read_text(log);
-  SL_CHECK(version.rfind("gnuplot", 0) == 0, name, ": '--version' printed '",
-           quote_for_message(version.substr(0, version.find('\n')), 60), "', not gnuplot's version line");
+  SL_CHECK(version.rfind("gnuplot", 0) == 0, name, ": '--version' printed ",
+           scalelab::quote_for_message(version.substr(0, version.find('\n')), 60), ", not gnuplot's version line");
 }
 
 PlotResult draw_plot(const PlotSpec& spec, const std::string& program, const DrawLimits& limits) {
@@ -381,7 +381,7 @@ PlotResult draw_plot(const PlotSpec& spec, const std::string& program, const Dra
     }
     result.svg = read_text(output);
     if (result.svg.find("<svg") == std::string::npos) {
-      result.problem = "gnuplot program '" + quote_for_message(program) + "' exited normally but wrote no SVG";
+      result.problem = "gnuplot program " + scalelab::quote_for_message(program) + " exited normally but wrote no SVG";
       return result;
     }
     result.ok = true;

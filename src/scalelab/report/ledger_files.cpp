@@ -23,11 +23,11 @@ namespace fs = std::filesystem;
 
 // A JSON value quoted in a message: one line, no control bytes, at most about 80 bytes.
 std::string shown(const Json& j) {
-  return quote_for_message(j.dump(-1, ' ', false, Json::error_handler_t::replace), 80);
+  return scalelab::quote_for_message(j.dump(-1, ' ', false, Json::error_handler_t::replace), 80);
 }
 
 // A string from a file (or a path) quoted in a message.
-std::string q(const std::string& s) { return quote_for_message(s); }
+std::string q(const std::string& s) { return scalelab::quote_for_message(s); }
 
 // A JSON object being read, with its place in the file for messages
 // ("claims/A4.json: plots[0].log_x = "yes": expected true or false").
@@ -144,8 +144,7 @@ Verdict parse_verdict(const Reader& r) {
   if (v == "holds only if") return Verdict::holds_only_if;
   if (v == "does not hold") return Verdict::does_not_hold;
   if (v == "not testable here") return Verdict::not_testable;
-  r.fail("verdict", "= \"" + q(v) +
-                        "\": expected one of \"holds\", \"holds only if\", \"does not hold\", "
+  r.fail("verdict", "= " + q(v) + ": expected one of \"holds\", \"holds only if\", \"does not hold\", "
                         "\"not testable here\"");
 }
 
@@ -203,9 +202,9 @@ Json parse_file(const std::string& path) {
   try {
     return Json::parse(bytes);
   } catch (const Json::parse_error& e) {
-    throw_error(q(path), ": not valid JSON: ", quote_for_message(e.what(), 200));
+    throw_error(q(path), ": not valid JSON: ", scalelab::quote_for_message(e.what(), 200));
   } catch (const Json::exception& e) {  // a number beyond double's range (1e400): out_of_range
-    throw_error(q(path), ": not valid JSON: ", quote_for_message(e.what(), 200));
+    throw_error(q(path), ": not valid JSON: ", scalelab::quote_for_message(e.what(), 200));
   }
 }
 
@@ -221,10 +220,10 @@ PlotSpec parse_plot(const Reader& r) {
   p.title = r.str("title");
   p.kind = r.str("kind", true);
   if (p.kind != "lines" && p.kind != "bars" && p.kind != "heatmap")
-    r.fail("kind", "= \"" + q(p.kind) + "\": expected \"lines\", \"bars\" or \"heatmap\"");
+    r.fail("kind", "= " + q(p.kind) + ": expected \"lines\", \"bars\" or \"heatmap\"");
   for (char c : p.id)
     if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.'))
-      r.fail("id", "= \"" + q(p.id) + "\": plot ids are file names: letters, digits, '-', '_', '.'");
+      r.fail("id", "= " + q(p.id) + ": plot ids are file names: letters, digits, '-', '_', '.'");
   p.x_label = r.str("x_label");
   p.y_label = r.str("y_label");
   p.log_x = r.boolean("log_x");
@@ -264,7 +263,7 @@ PlotSpec parse_plot(const Reader& r) {
     for (const Series& s : p.series)
       for (const auto& pt : s.points)
         if (!(pt[0] >= 0 && pt[0] < static_cast<double>(p.cols.size())))
-          r.fail("series", "\"" + q(s.label) + "\" has a bar at x = " + std::to_string(pt[0]) +
+          r.fail("series", q(s.label) + " has a bar at x = " + std::to_string(pt[0]) +
                                ", not an index into cols (" + std::to_string(p.cols.size()) +
                                " labels)");
   return p;
@@ -376,18 +375,18 @@ Ledger read_ledger(const std::string& dir) {
     const Reader e = r.child(claims[i], "claims[" + std::to_string(i) + "]");
     LedgerEntry entry;
     entry.id = e.str("id", true);
-    if (ledger.claims.count(entry.id)) e.fail("id", "= \"" + q(entry.id) + "\": listed twice");
+    if (ledger.claims.count(entry.id)) e.fail("id", "= " + q(entry.id) + ": listed twice");
     for (char ch : entry.id)
       if (!std::isalnum(static_cast<unsigned char>(ch)))
-        e.fail("id", "= \"" + q(entry.id) + "\": claim ids are letters and digits (E1, A13, ...)");
+        e.fail("id", "= " + q(entry.id) + ": claim ids are letters and digits (E1, A13, ...)");
     entry.verdict = parse_verdict(e);
     entry.condition = e.str("condition");
     entry.provisional = e.boolean("provisional");
     entry.key_number = parse_key_number(e);
     const std::string claim_path = (fs::path(dir) / "claims" / (entry.id + ".json")).string();
     ClaimRecord claim = read_claim(claim_path);
-    SL_CHECK(claim.id == entry.id, q(claim_path), ": id = \"", q(claim.id), "\" but ledger.json lists it as \"",
-             q(entry.id), "\"");
+    SL_CHECK(claim.id == entry.id, q(claim_path), ": id = ", q(claim.id), " but ledger.json lists it as ",
+             q(entry.id));
     ledger.claims.emplace(entry.id, std::move(claim));
     ledger.entries.push_back(std::move(entry));
   }

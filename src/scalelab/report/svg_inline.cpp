@@ -206,7 +206,7 @@ std::string inline_svg(const std::string& svg, const std::string& id_prefix, con
   const size_t start = svg.find("<svg");
   const size_t end = svg.rfind("</svg>");
   SL_CHECK(start != std::string::npos && end != std::string::npos && end > start,
-           "not an SVG document (no <svg>...</svg> element): '", quote_for_message(svg.substr(0, 60)), "'");
+           "not an SVG document (no <svg>...</svg> element): ", scalelab::quote_for_message(svg.substr(0, 60)));
   std::string s = sanitise(valid_utf8(svg.substr(start, end + 6 - start)), id_prefix);
   SL_CHECK(s.rfind("<svg", 0) == 0 && s.find('>') != std::string::npos,
            "not an SVG document (its <svg> tag does not parse)");

@@ -160,27 +160,6 @@ std::string markdown_href(const std::string& s) {
   return out;
 }
 
-std::string quote_for_message(const std::string& s, size_t max_bytes) {
-  static const char* const hex = "0123456789abcdef";
-  std::string out;
-  size_t i = 0;
-  while (i < s.size() && out.size() < max_bytes) {
-    const size_t n = utf8_length(s, i);
-    const auto u = static_cast<unsigned char>(s[i]);
-    if (n == 0 || is_control(u)) {
-      out += "\\x";
-      out += hex[u >> 4];
-      out += hex[u & 15];
-      ++i;
-    } else {
-      out.append(s, i, n);
-      i += n;
-    }
-  }
-  if (i < s.size()) out += "\xE2\x80\xA6";  // …
-  return out;
-}
-
 std::string format_number(double v) {
   if (std::isnan(v)) return "n/a";
   if (std::isinf(v)) return v > 0 ? "inf" : "-inf";

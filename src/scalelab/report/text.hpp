@@ -5,6 +5,7 @@
 // Markdown, a message line); gnuplot's is gnuplot_string (report/gnuplot.hpp). Each takes any
 // bytes: invalid UTF-8 becomes U+FFFD, so no output ever holds a broken sequence.
 #pragma once
+#include "scalelab/core/quote.hpp"
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -34,10 +35,7 @@ std::string escape_markdown(const std::string& s);
 // neither close the (...) of the link nor name a scheme (":" is encoded: no javascript: link).
 std::string markdown_href(const std::string& s);
 
-// s made fit to quote in a one-line message: control characters, DEL and bytes of invalid UTF-8
-// as \xNN (so a terminal escape or a NUL cannot act or cut the line), at most max_bytes of it
-// (cut at a character boundary) followed by "…" when longer.
-std::string quote_for_message(const std::string& s, size_t max_bytes = 120);
+// Messages quote what they read from files with scalelab::quote_for_message (core/quote.hpp).
 
 // Four significant digits, no trailing zeros, exponent only outside [1e-3, 1e6); "n/a" for NaN,
 // "inf" / "-inf" for infinities.

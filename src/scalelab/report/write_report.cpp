@@ -59,7 +59,7 @@ ClaimFigures draw_figures(const std::vector<const ClaimRecord*>& claims, const R
       f.md_path = "plots/" + name + ".svg";
       const double left = options.plots_seconds - std::chrono::duration<double>(Clock::now() - start).count();
       if (!gnuplot_found) {
-        f.problem = "gnuplot ('" + quote_for_message(options.gnuplot) + "') is not available";
+        f.problem = "gnuplot (" + scalelab::quote_for_message(options.gnuplot) + ") is not available";
       } else if (left <= 0) {
         f.problem = "not started: the plots had taken the report's limit of " + format_number(options.plots_seconds) + " s";
         result.plots_timed_out += 1;
@@ -93,13 +93,13 @@ void check_outputs(const fs::path& root) {
     std::error_code ec;
     const fs::file_status st = fs::symlink_status(root / file, ec);
     SL_CHECK(st.type() == fs::file_type::not_found || st.type() == fs::file_type::regular,
-             quote_for_message((root / file).string()), ": exists and is not a regular file; not replaced");
+             scalelab::quote_for_message((root / file).string()), ": exists and is not a regular file; not replaced");
   }
   std::error_code ec;
   const fs::file_status plots = fs::symlink_status(root / "plots", ec);
   SL_CHECK(plots.type() == fs::file_type::not_found || plots.type() == fs::file_type::directory,
-           quote_for_message((root / "plots").string()), ": exists and is not a directory");
-  SL_CHECK(::access(root.c_str(), W_OK) == 0, quote_for_message(root.string()),
+           scalelab::quote_for_message((root / "plots").string()), ": exists and is not a directory");
+  SL_CHECK(::access(root.c_str(), W_OK) == 0, scalelab::quote_for_message(root.string()),
            ": cannot write there (", std::strerror(errno), ")");
 }
 
