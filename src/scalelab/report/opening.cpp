@@ -5,6 +5,7 @@
 #include <string>
 
 #include "scalelab/report/claim_catalogue.hpp"
+#include "scalelab/report/text.hpp"
 
 namespace scalelab::report {
 namespace {
@@ -71,8 +72,53 @@ List answer(const Ledger& ledger, const Question& q) {
 
 }  // namespace
 
+// "What was tested": the model, task, steps, optimiser and seeds the training claims used, read
+// from a training arm's resolved config (E12's ×sqrt(d) baseline: the base model as configured),
+// and the command that reproduces the ledger.
+Paragraph what_was_tested(const Ledger& ledger) {
+  const Json* config = nullptr;
+  int64_t seeds = 0;
+  auto take = [&](const ClaimRecord& claim) {
+    for (const Arm& a : claim.arms)
+      if (a.kind == "train" && !config) config = &a.config, seeds = static_cast<int64_t>(a.seeds.size());
+  };
+  if (auto it = ledger.claims.find("E12"); it != ledger.claims.end()) take(it->second);
+  for (const auto& [id, claim] : ledger.claims) take(claim);
+  Inline text{strong("What was tested."), txt(" ")};
+  if (config) {
+    auto num = [&](const char* section, const char* key) {
+      const Json& v = (*config)[section].value(key, Json());
+      return v.is_number() ? format_number(v.get<double>()) : std::string("?");
+    };
+    auto str = [&](const char* section, const char* key) {
+      const Json& v = (*config)[section].value(key, Json());
+      return v.is_string() ? v.get<std::string>() : std::string("?");
+    };
+    const std::string task = str("data", "task"), arch = str("model", "arch"), norm = str("model", "norm"),
+                      opt = str("train", "optimizer");
+    // In words, not config identifiers.
+    const std::string arch_words = arch == "encoder_decoder" ? "encoder-decoder" : arch == "decoder_only" ? "decoder-only" : arch;
+    const std::string norm_words = norm == "post" ? "Post-LN" : norm == "pre" ? "Pre-LN" : norm;
+    const std::string opt_words = opt == "adam" ? "Adam" : opt == "adamw" ? "AdamW" : opt == "sgd" ? "SGD" : opt;
+    text.push_back(txt("Training claims train a " + norm_words + " " + arch_words + " (d_model " +
+                       num("model", "d_model") + ", " + num("model", "n_heads") + " heads, " + num("model", "encoder_layers") +
+                       "+" + num("model", "decoder_layers") + " layers) on " +
+                       (task == "cmudict" ? std::string("G2P (CMUdict)") : task == "copy" ? std::string("the synthetic copy task") : task) +
+                       " for " + num("train", "steps") + " steps with " + opt_words + ", " +
+                       std::to_string(seeds) + " paired seeds, each arm at its own best learning rate (a ×2 grid around " +
+                       num("train", "lr") + "); claims change only the knobs they are about. "));
+  } else {
+    text.push_back(txt("No training claim in this ledger. "));
+  }
+  text.push_back(txt("Reproduce: "));
+  text.push_back(code(std::string("scalelab check") + (ledger.mode == "quick" ? " --quick" : "")));
+  text.push_back(txt(ledger.mode == "quick" ? " (quick mode: small models and grids, provisional verdicts)." : "."));
+  return Paragraph{text, "note"};
+}
+
 std::vector<Block> opening_blocks(const Ledger& ledger) {
   std::vector<Block> out;
+  out.push_back(what_was_tested(ledger));
   std::set<std::string> not_run;
   auto add_answer = [&](const Question& q, int level) {
     out.push_back(Heading{level, q.anchor, {txt(q.question)}});
