@@ -6,22 +6,15 @@
 
 #include "scalelab/core/rng.hpp"
 #include "scalelab/model/checkpoint_average.hpp"
+#include "support/model_config.hpp"
 
 namespace scalelab {
 namespace {
 
 ModelConfig tiny() {
-  ModelConfig m;
-  m.arch = Architecture::encoder_decoder;
-  m.src_vocab = 11;
-  m.tgt_vocab = 13;
-  m.d_model = 16;
-  m.n_heads = 2;
-  m.d_ff = 32;
-  m.encoder_layers = 1;
-  m.decoder_layers = 1;
-  m.max_len = 16;
-  return m;
+  return testing::sized_model({.arch = Architecture::encoder_decoder, .src_vocab = 11, .tgt_vocab = 13,
+                               .d_model = 16, .n_heads = 2, .d_ff = 32, .encoder_layers = 1,
+                               .decoder_layers = 1, .max_len = 16});
 }
 
 class CheckpointAverage : public ::testing::Test {

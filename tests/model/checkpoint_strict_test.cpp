@@ -8,6 +8,7 @@
 
 #include "scalelab/model/checkpoint.hpp"
 #include "support/error_message.hpp"
+#include "support/model_config.hpp"
 
 namespace scalelab {
 namespace {
@@ -17,15 +18,9 @@ using ::testing::AllOf;
 using ::testing::HasSubstr;
 
 ModelConfig tiny(int64_t decoder_layers) {
-  ModelConfig m;
-  m.arch = Architecture::decoder_only;
-  m.tgt_vocab = 7;
-  m.d_model = 8;
-  m.n_heads = 2;
-  m.d_ff = 16;
-  m.decoder_layers = decoder_layers;
-  m.max_len = 8;
-  return m;
+  return testing::sized_model({.arch = Architecture::decoder_only, .tgt_vocab = 7, .d_model = 8,
+                               .n_heads = 2, .d_ff = 16, .decoder_layers = decoder_layers,
+                               .max_len = 8});
 }
 
 class CheckpointStrict : public ::testing::Test {

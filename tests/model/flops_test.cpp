@@ -4,21 +4,14 @@
 #include <gtest/gtest.h>
 
 #include "scalelab/core/error.hpp"
+#include "support/model_config.hpp"
 
 namespace scalelab {
 namespace {
 
 ModelConfig tiny(Architecture arch) {
-  ModelConfig m;
-  m.arch = arch;
-  m.d_model = 4;
-  m.n_heads = 2;
-  m.d_ff = 8;
-  m.encoder_layers = 1;
-  m.decoder_layers = 1;
-  m.src_vocab = 10;
-  m.tgt_vocab = 10;
-  return m;
+  return testing::sized_model({.arch = arch, .src_vocab = 10, .tgt_vocab = 10, .d_model = 4,
+                               .n_heads = 2, .d_ff = 8, .encoder_layers = 1, .decoder_layers = 1});
 }
 
 TEST(StepFlops, DecoderOnlyByHand) {

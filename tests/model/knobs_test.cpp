@@ -10,21 +10,15 @@
 #include "scalelab/model/transformer.hpp"
 #include "scalelab/nn/attention.hpp"
 #include "support/numerics.hpp"
+#include "support/model_config.hpp"
 
 namespace scalelab {
 namespace {
 
 ModelConfig tiny(Architecture arch = Architecture::encoder_decoder) {
-  ModelConfig m;
-  m.arch = arch;
-  m.src_vocab = 11;
-  m.tgt_vocab = 13;
-  m.d_model = 16;
-  m.n_heads = 2;
-  m.d_ff = 32;
-  m.encoder_layers = 2;
-  m.decoder_layers = 2;
-  m.max_len = 32;
+  ModelConfig m = testing::sized_model({.arch = arch, .src_vocab = 11, .tgt_vocab = 13,
+                                       .d_model = 16, .n_heads = 2, .d_ff = 32,
+                                       .encoder_layers = 2, .decoder_layers = 2, .max_len = 32});
   m.dropout = 0.0;
   m.embedding.scale_value = 4.0;
   return m;

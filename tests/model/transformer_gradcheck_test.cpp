@@ -5,6 +5,7 @@
 #include "scalelab/model/transformer.hpp"
 #include "scalelab/train/loss.hpp"
 #include "support/finite_difference.hpp"
+#include "support/model_config.hpp"
 
 namespace scalelab {
 namespace {
@@ -24,16 +25,9 @@ struct ModelCase {
 };
 
 ModelConfig small_config(const ModelCase& c) {
-  ModelConfig m;
-  m.arch = c.arch;
-  m.src_vocab = 9;
-  m.tgt_vocab = 7;
-  m.d_model = 8;
-  m.n_heads = 2;
-  m.d_ff = 12;
-  m.encoder_layers = 2;
-  m.decoder_layers = 2;
-  m.max_len = 16;
+  ModelConfig m = testing::sized_model({.arch = c.arch, .src_vocab = 9, .tgt_vocab = 7,
+                                       .d_model = 8, .n_heads = 2, .d_ff = 12,
+                                       .encoder_layers = 2, .decoder_layers = 2, .max_len = 16});
   m.norm = c.norm;
   m.activation = c.activation;
   m.dropout = c.dropout;

@@ -18,6 +18,9 @@ import sys
 
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from oracle_files import expected_shape, write_model_config  # noqa: E402
+
 FAILURES = []
 
 
@@ -68,30 +71,6 @@ def expected_names(m):
     names += lin("decoder.final_norm") if pre else []
     names += [] if m.get("tie_output") else ["decoder.out.weight"]
     return names
-
-
-def expected_shape(name, m):
-    d, F = m["d_model"], m["d_ff"]
-    if name.endswith("embed.weight"):
-        return [m["src_vocab"] if name.startswith("encoder") else m["tgt_vocab"], d]
-    if name == "decoder.out.weight":
-        return [m["tgt_vocab"], d]
-    if name.endswith("embed.scale"):
-        return [1]
-    if ".fc1." in name:
-        return [F, d] if name.endswith("weight") else [F]
-    if ".fc2." in name:
-        return [d, F] if name.endswith("weight") else [d]
-    if "_attn." in name:
-        return [d, d] if name.endswith("weight") else [d]
-    return [d]
-
-
-def write_config(path, m):
-    lines = ["[model]"]
-    for k, v in m.items():
-        lines.append(f"{k} = {json.dumps(v) if not isinstance(v, bool) else str(v).lower()}")
-    open(path, "w").write("\n".join(lines + ["", "[data]", 'task = "copy"', "", "[train]", ""]))
 
 
 def check_layout(path, tag):
@@ -169,7 +148,7 @@ def main():
     rng = np.random.default_rng(11)
     for tag, m in MODELS.items():
         cfg_path = os.path.join(tmp, tag + ".toml")
-        write_config(cfg_path, m)
+        write_model_config(cfg_path, m)
         ckpt = os.path.join(tmp, tag + ".safetensors")
         run([a.bin, "init", "--config", cfg_path, "--out", ckpt, "--force"])
         check_layout(ckpt, tag)

@@ -72,8 +72,9 @@ import numpy as np
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from transformer_oracle import (PAD, activation, flatten, make_batch, read_safetensors,  # noqa: E402
-                                rel_err, run, sinusoid, smoothed_loss, write_safetensors)
+from oracle_files import read_safetensors, write_model_config, write_safetensors  # noqa: E402
+from transformer_oracle import (PAD, activation, flatten, make_batch, rel_err, run,  # noqa: E402
+                                sinusoid, smoothed_loss)
 
 TOL = 1e-4
 ZERO_GRAD_FRACTION = 1e-9
@@ -685,15 +686,7 @@ def perturb(tensors, rng):
 def write_config(path, case):
     m = dict(COMMON)
     m.update(case["model"])
-    lines = ["[model]"]
-    for k, v in m.items():
-        if isinstance(v, bool):
-            v = "true" if v else "false"
-        elif isinstance(v, str):
-            v = json.dumps(v)
-        lines.append(f"{k} = {v}")
-    lines += ["", "[data]", 'task = "copy"', "", "[train]", ""]
-    open(path, "w").write("\n".join(lines))
+    write_model_config(path, m)
     return m
 
 

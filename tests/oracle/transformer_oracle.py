@@ -22,12 +22,14 @@ import argparse
 import json
 import math
 import os
-import struct
 import subprocess
 import sys
 
 import numpy as np
 import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from oracle_files import expected_shape, read_safetensors, write_model_config, write_safetensors  # noqa: E402
 
 # Tolerances on rel = max|a-b| / max|b|, keyed by the dtype of the engine's outputs.
 TOLERANCE = {"float32": 1e-4}
@@ -85,38 +87,6 @@ CASES = [
            "embedding.init": "uniform_sqrt3_d"}),
         src_lens=None, tgt_lens=[5, 8, 8], smoothing=0.05),
 ]
-
-
-# ---------------------------------------------------------------- safetensors with numpy alone
-
-def read_safetensors(path):
-    """The reader of docs/checkpoint.md (plus the header, kept for checks)."""
-    raw = open(path, "rb").read()
-    n = struct.unpack("<Q", raw[:8])[0]
-    header = json.loads(raw[8:8 + n])
-    meta = header.pop("__metadata__", {})
-    data = raw[8 + n:]
-    tensors = {name: np.frombuffer(data[a:b], dtype="<f4").reshape(info["shape"])
-               for name, info in header.items() for a, b in [info["data_offsets"]]}
-    return meta, tensors
-
-
-def write_safetensors(path, tensors, meta):
-    header = {"__metadata__": meta}
-    blobs, off = [], 0
-    for name in sorted(tensors):
-        arr = np.ascontiguousarray(tensors[name], dtype="<f4")
-        header[name] = {"dtype": "F32", "shape": list(arr.shape),
-                        "data_offsets": [off, off + arr.nbytes]}
-        blobs.append(arr.tobytes())
-        off += arr.nbytes
-    h = json.dumps(header).encode()
-    h += b" " * ((8 - len(h) % 8) % 8)
-    with open(path, "wb") as f:
-        f.write(struct.pack("<Q", len(h)))
-        f.write(h)
-        for b in blobs:
-            f.write(b)
 
 
 # ---------------------------------------------------------------- the documented model
@@ -294,23 +264,6 @@ def expected_param_names(cfg):
     return names
 
 
-def expected_shape(name, cfg):
-    d, F = cfg["d_model"], cfg["d_ff"]
-    if name.endswith("embed.weight"):
-        return [cfg["src_vocab"] if name.startswith("encoder") else cfg["tgt_vocab"], d]
-    if name == "decoder.out.weight":
-        return [cfg["tgt_vocab"], d]
-    if name.endswith("embed.scale"):
-        return [1]
-    if ".fc1." in name:
-        return [F, d] if name.endswith("weight") else [F]
-    if ".fc2." in name:
-        return [d, F] if name.endswith("weight") else [d]
-    if "_attn." in name:
-        return [d, d] if name.endswith("weight") else [d]
-    return [d]  # norms
-
-
 def make_batch(rng, lens, vocab, with_eos_in_input):
     """Rows of the given content lengths (excluding <eos>/<bos>), right-padded with <pad>."""
     B = len(lens)
@@ -362,15 +315,7 @@ def run(cmd):
 def write_config(path, case):
     m = dict(COMMON)
     m.update(case["model"])
-    lines = ["[model]"]
-    for k, v in m.items():
-        if isinstance(v, bool):
-            v = "true" if v else "false"
-        elif isinstance(v, str):
-            v = json.dumps(v)
-        lines.append(f"{k} = {v}")
-    lines += ["", "[data]", 'task = "copy"', "", "[train]", ""]
-    open(path, "w").write("\n".join(lines))
+    write_model_config(path, m)
     return m
 
 

@@ -11,21 +11,15 @@
 #include "scalelab/probes/gradient_probe.hpp"
 #include "scalelab/probes/model_probe.hpp"
 #include "scalelab/train/loss.hpp"
+#include "support/model_config.hpp"
 
 namespace scalelab::probes {
 namespace {
 
 ModelConfig small_config(Architecture arch, AttentionKernel kernel) {
-  ModelConfig m;
-  m.arch = arch;
-  m.src_vocab = 11;
-  m.tgt_vocab = 9;
-  m.d_model = 32;
-  m.n_heads = 4;
-  m.d_ff = 48;
-  m.encoder_layers = 2;
-  m.decoder_layers = 2;
-  m.max_len = 16;
+  ModelConfig m = testing::sized_model({.arch = arch, .src_vocab = 11, .tgt_vocab = 9,
+                                       .d_model = 32, .n_heads = 4, .d_ff = 48,
+                                       .encoder_layers = 2, .decoder_layers = 2, .max_len = 16});
   m.dropout = 0.0;
   m.embedding.scale_value = std::sqrt(32.0);
   m.attention.kernel = kernel;

@@ -1,18 +1,14 @@
 #include <gtest/gtest.h>
 
 #include "scalelab/probes/precision_probe.hpp"
+#include "support/model_config.hpp"
 
 namespace scalelab {
 namespace {
 
 ModelConfig config(double embed_scale, const char* attention_scale) {
-  ModelConfig m;
-  m.arch = Architecture::decoder_only;
-  m.tgt_vocab = 20;
-  m.d_model = 64;
-  m.n_heads = 2;
-  m.d_ff = 128;
-  m.decoder_layers = 2;
+  ModelConfig m = testing::sized_model({.arch = Architecture::decoder_only, .tgt_vocab = 20,
+                                       .d_model = 64, .n_heads = 2, .d_ff = 128, .decoder_layers = 2});
   m.dropout = 0.0;
   m.norm = NormPlacement::pre;
   m.embedding.init = EmbeddingInit::normal;  // N(0, 1)

@@ -7,6 +7,7 @@
 
 #include "scalelab/train/decode.hpp"
 #include "scalelab/train/trainer.hpp"
+#include "support/model_config.hpp"
 
 namespace scalelab {
 namespace {
@@ -199,13 +200,8 @@ TEST_F(BeamOnTrainedModel, EnsembleCachedEqualsUncached) {
 
 // An untrained 1+1-layer encoder-decoder (d 8) and a one-word batch, for the option checks.
 ModelConfig untrained_config() {
-  ModelConfig m;
-  m.d_model = 8;
-  m.n_heads = 2;
-  m.d_ff = 8;
-  m.encoder_layers = m.decoder_layers = 1;
-  m.src_vocab = m.tgt_vocab = 6;
-  return m;
+  return testing::sized_model({.src_vocab = 6, .tgt_vocab = 6, .d_model = 8, .n_heads = 2,
+                               .d_ff = 8, .encoder_layers = 1, .decoder_layers = 1});
 }
 Batch one_source() { return make_batch({{{4, 5}, {5}}}, {0}, BatchLayout::seq2seq); }
 

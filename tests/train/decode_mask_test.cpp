@@ -8,6 +8,7 @@
 #include "scalelab/train/beam.hpp"
 #include "scalelab/train/decode.hpp"
 #include "scalelab/train/sampling.hpp"
+#include "support/model_config.hpp"
 
 namespace scalelab {
 namespace {
@@ -15,16 +16,11 @@ namespace {
 constexpr int64_t kVocab = 8;
 
 ModelConfig tiny(Architecture arch) {
-  ModelConfig m;
-  m.arch = arch;
-  m.d_model = 16;
-  m.n_heads = 2;
-  m.d_ff = 32;
-  m.encoder_layers = arch == Architecture::encoder_decoder ? 1 : 0;
-  m.decoder_layers = 1;
-  m.src_vocab = arch == Architecture::encoder_decoder ? kVocab : 0;
-  m.tgt_vocab = kVocab;
-  m.max_len = 12;
+  const bool enc_dec = arch == Architecture::encoder_decoder;
+  ModelConfig m = testing::sized_model({.arch = arch, .src_vocab = enc_dec ? kVocab : 0,
+                                       .tgt_vocab = kVocab, .d_model = 16, .n_heads = 2,
+                                       .d_ff = 32, .encoder_layers = enc_dec ? 1 : 0,
+                                       .decoder_layers = 1, .max_len = 12});
   m.norm = NormPlacement::pre;  // a final norm: its gain 0 and bias 1 make every h the ones vector
   m.tie_output = false;
   return m;

@@ -6,6 +6,7 @@
 
 #include "scalelab/core/error.hpp"
 #include "scalelab/data/example.hpp"
+#include "support/model_config.hpp"
 
 namespace scalelab {
 namespace {
@@ -35,16 +36,9 @@ TEST(Sampling, FrequenciesFollowTheTemperedSoftmax) {
 }
 
 ModelConfig tiny_lm() {
-  ModelConfig m;
-  m.arch = Architecture::decoder_only;
-  m.d_model = 16;
-  m.n_heads = 2;
-  m.d_ff = 32;
-  m.encoder_layers = 0;
-  m.decoder_layers = 1;
-  m.tgt_vocab = 10;
-  m.max_len = 8;
-  return m;
+  return testing::sized_model({.arch = Architecture::decoder_only, .tgt_vocab = 10, .d_model = 16,
+                               .n_heads = 2, .d_ff = 32, .encoder_layers = 0, .decoder_layers = 1,
+                               .max_len = 8});
 }
 
 TEST(Sampling, SeededAndWindowed) {

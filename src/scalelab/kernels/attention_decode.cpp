@@ -7,6 +7,7 @@
 
 #include "scalelab/core/error.hpp"
 #include "scalelab/core/parallel.hpp"
+#include "scalelab/kernels/attention_logit.hpp"
 
 namespace scalelab {
 
@@ -18,14 +19,17 @@ void attention_decode_forward(const AttentionDecodeShape& s, const AttentionOpti
            " must be in [1, capacity = ", s.capacity, "]");
   const int64_t D = s.head_dim, width = s.heads * D, L = s.k_len;
   const T neg_inf = -std::numeric_limits<T>::infinity();
+  // The one new query is the last row of the attention over the cache (i' = k_len - 1).
+  const AttentionShape one_query{.batch = s.batch, .heads = s.heads, .q_len = 1, .k_len = L,
+                                 .head_dim = D};
   parallel_for(s.batch * s.heads, [&](int64_t bh) {
     const int64_t b = bh / s.heads, h = bh % s.heads;
     const int64_t seq = sequence_of_row ? sequence_of_row[b] : b;
     const T* qb = q + b * width + h * D;
     const T* kb = k + seq * s.capacity * width + h * D;
     const T* vb = v + seq * s.capacity * width + h * D;
-    const T scale = opt.head_scales ? opt.head_scales[h] : static_cast<T>(opt.scale);
-    const int64_t visible = opt.key_lengths ? std::min<int64_t>(L, opt.key_lengths[b]) : L;
+    const AttentionLogit<T> logit(one_query, opt, h);
+    const int64_t visible = attention_visible_keys(one_query, opt, b, 0);
     thread_local std::vector<T> p;
     p.resize(L);
     T max_s = neg_inf;
@@ -33,12 +37,8 @@ void attention_decode_forward(const AttentionDecodeShape& s, const AttentionOpti
       const T* kj = kb + j * width;
       T raw = 0;
       for (int64_t d = 0; d < D; ++d) raw += qb[d] * kj[d];
-      T x = scale * raw;
-      if (opt.softcap > 0) x = static_cast<T>(opt.softcap) * std::tanh(x / static_cast<T>(opt.softcap));
-      if (opt.bias) x += opt.bias[h * L + j];
-      if (opt.alibi_slopes) x -= opt.alibi_slopes[h] * static_cast<T>(L - 1 - j);
-      p[j] = x;
-      max_s = std::max(max_s, x);
+      p[j] = logit(0, j, raw);
+      max_s = std::max(max_s, p[j]);
     }
     T sum = 0;
     for (int64_t j = 0; j < visible; ++j) sum += p[j] = std::exp(p[j] - max_s);

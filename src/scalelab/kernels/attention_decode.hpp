@@ -1,8 +1,9 @@
 // kernels/attention_decode: attention of ONE new query per sequence against a key/value cache,
 // for incremental decoding (the decoder's cached step, model/decoder_cache.hpp).
 //
-// Same math as attention.hpp with q_len = 1 and the query at position i' = k_len - 1 (so every
-// cached key j < k_len is visible and the causal mask has nothing to hide):
+// Same math as attention.hpp (the logit of attention_logit.hpp) with q_len = 1 and the query at
+// position i' = k_len - 1 (so every cached key j < k_len is visible and the causal mask has
+// nothing to hide):
 //
 //   s_j  = scale_h · q·k_j;  s_j = cap · tanh(s_j / cap) (softcap > 0)
 //   s_j += bias[h, j] - alibi_slope_h · (k_len - 1 - j);  s_j = -inf if j >= key_lengths[b]

@@ -100,7 +100,7 @@ void attention_emulated_forward(const AttentionShape& s, const EmulatedAttention
   SL_CHECK(opt.tile > 0, "emulated attention tile = ", opt.tile, " must be positive");
   const detail::TokenStrides st = detail::token_strides(s);
   const int64_t D = s.head_dim, BH = s.batch * s.heads;
-  AttentionOptions<float> mask;  // only the masks, for visible_keys
+  AttentionOptions<float> mask;  // only the masks, for attention_visible_keys
   mask.causal = opt.causal;
   mask.key_lengths = opt.key_lengths;
   std::vector<OverflowCounters> partial(BH);
@@ -120,7 +120,7 @@ void attention_emulated_forward(const AttentionShape& s, const EmulatedAttention
     std::vector<float> logit(s.k_len);
     for (int64_t i = 0; i < s.q_len; ++i) {
       float* o = out + (b * s.q_len + i) * st.o + h * D;
-      const int64_t visible = detail::visible_keys(s, mask, b, i);
+      const int64_t visible = attention_visible_keys(s, mask, b, i);
       if (visible == 0) {
         std::fill_n(o, D, 0.0f);
         continue;

@@ -57,16 +57,8 @@ void merge_probe_partials(const std::vector<ProbePartial>& partial, int64_t head
 
 namespace {
 
-using detail::attention_logit;
-using detail::visible_keys;
-
 constexpr int64_t kRows = 16;  // query rows per tile (plain path)
 constexpr int64_t kCols = 16;  // keys per tile (plain path)
-
-template <class T>
-T head_scale(const AttentionOptions<T>& opt, int64_t h) {
-  return opt.head_scales ? opt.head_scales[h] : static_cast<T>(opt.scale);
-}
 
 template <class T>
 void check_key_lengths(const AttentionShape& s, const AttentionOptions<T>& opt) {
@@ -84,7 +76,7 @@ void flash_forward_plain(const AttentionShape& s, const AttentionOptions<T>& opt
   std::vector<detail::ProbePartial> partial(probes ? BH : 0);
   parallel_for(BH, [&](int64_t bh) {
     const int64_t b = bh / s.heads, h = bh % s.heads;
-    const T scale = head_scale(opt, h);
+    const AttentionLogit<T> logit(s, opt, h);
     std::vector<T> acc(kRows * D), m(kRows), l(kRows), a(kRows), p(kCols);
     for (int64_t i0 = 0; i0 < s.q_len; i0 += kRows) {
       const int64_t rows = std::min(kRows, s.q_len - i0);
@@ -93,11 +85,11 @@ void flash_forward_plain(const AttentionShape& s, const AttentionOptions<T>& opt
       std::fill(l.begin(), l.end(), T(0));
       std::fill(a.begin(), a.end(), T(0));
       int64_t key_end = 0;  // no visible key at or after key_end for any row of the tile
-      for (int64_t r = 0; r < rows; ++r) key_end = std::max(key_end, visible_keys(s, opt, b, i0 + r));
+      for (int64_t r = 0; r < rows; ++r) key_end = std::max(key_end, attention_visible_keys(s, opt, b, i0 + r));
       for (int64_t j0 = 0; j0 < key_end; j0 += kCols) {
         const int64_t cols = std::min(kCols, key_end - j0);
         for (int64_t r = 0; r < rows; ++r) {
-          const int64_t i = i0 + r, visible = visible_keys(s, opt, b, i);
+          const int64_t i = i0 + r, visible = attention_visible_keys(s, opt, b, i);
           const T* qi = q + (b * s.q_len + i) * st.q + h * D;
           // s_ij for the tile; masked keys at -inf.
           T tile_max = neg_inf;
@@ -110,7 +102,7 @@ void flash_forward_plain(const AttentionShape& s, const AttentionOptions<T>& opt
             const T* kj = k + (b * s.k_len + j) * st.k + h * D;
             T raw = 0;
             for (int64_t e = 0; e < D; ++e) raw += qi[e] * kj[e];
-            p[c] = attention_logit(s, opt, scale, h, i, j, raw);
+            p[c] = logit(i, j, raw);
             tile_max = std::max(tile_max, p[c]);
           }
           // m' = max(m, max_j s_j); alpha = e^(m - m'); l = alpha l + sum_j e^(s_j - m')
@@ -147,7 +139,7 @@ void flash_forward_plain(const AttentionShape& s, const AttentionOptions<T>& opt
         lse[bh * s.q_len + i] = l[r] > 0 ? m[r] + std::log(l[r]) : neg_inf;
         if (probes && l[r] > 0) {  // H = log l - A / l; max p = e^(m - lse) = 1 / l
           partial[bh].add_row(*probes, std::log(double(l[r])) - double(a[r]) / double(l[r]),
-                              1.0 / double(l[r]), visible_keys(s, opt, b, i));
+                              1.0 / double(l[r]), attention_visible_keys(s, opt, b, i));
         }
       }
     }
@@ -165,7 +157,8 @@ void flash_backward_plain(const AttentionShape& s, const AttentionOptions<T>& op
   std::vector<T> dscale_partial(BH, T(0));
   auto one_head = [&](int64_t b, int64_t h) {
     const int64_t bh = b * s.heads + h;
-    const T scale = head_scale(opt, h);
+    const AttentionLogit<T> logit(s, opt, h);
+    const T scale = logit.scale;
     // dq, dk, dv are overwritten: zero this head's slices.
     for (int64_t i = 0; i < s.q_len; ++i) std::fill_n(dq + (b * s.q_len + i) * st.q + h * D, D, T(0));
     for (int64_t j = 0; j < s.k_len; ++j) {
@@ -187,7 +180,7 @@ void flash_backward_plain(const AttentionShape& s, const AttentionOptions<T>& op
         const int64_t i1 = std::min(i0 + kRows, s.q_len);
         for (int64_t i = i0; i < i1; ++i) {
           const T lse_i = lse[bh * s.q_len + i];
-          const int64_t visible = std::min(visible_keys(s, opt, b, i), j1);
+          const int64_t visible = std::min(attention_visible_keys(s, opt, b, i), j1);
           if (lse_i == neg_inf) continue;
           const T* qi = q + (b * s.q_len + i) * st.q + h * D;
           const T* doi = dout + (b * s.q_len + i) * st.o + h * D;
@@ -198,7 +191,7 @@ void flash_backward_plain(const AttentionShape& s, const AttentionOptions<T>& op
             T raw = 0, dp = 0;
             for (int64_t e = 0; e < D; ++e) raw += qi[e] * kj[e];
             // p_ij = e^(s_ij - lse_i), recomputed (forward: l, m of the online softmax)
-            const T p = std::exp(attention_logit(s, opt, scale, h, i, j, raw) - lse_i);
+            const T p = std::exp(logit(i, j, raw) - lse_i);
             // dv_j += p_ij do_i   (from o_i = sum_j p_ij v_j)
             T* dvj = dv + (b * s.k_len + j) * st.v + h * D;
             for (int64_t e = 0; e < D; ++e) {
@@ -209,10 +202,7 @@ void flash_backward_plain(const AttentionShape& s, const AttentionOptions<T>& op
             const T ds = p * (dp - delta[i]);
             if (extra.dbias) extra.dbias[(h * s.q_len + i) * s.k_len + j] += ds;  // s += bias
             T g = ds;
-            if (opt.softcap > 0) {  // from s = cap tanh(x / cap)
-              const T t = std::tanh(scale * raw / static_cast<T>(opt.softcap));
-              g *= T(1) - t * t;
-            }
+            if (logit.cap > 0) g *= logit.softcap_gradient(raw);  // from s = cap tanh(x / cap)
             dscale_partial[bh] += g * raw;  // from x = scale · raw
             T* dkj = dk + (b * s.k_len + j) * st.k + h * D;
             for (int64_t e = 0; e < D; ++e) {
@@ -302,7 +292,7 @@ void attention_probe_stats_from_probs(const AttentionShape& s, const AttentionOp
   std::vector<detail::ProbePartial> partial(BH);
   parallel_for(BH, [&](int64_t bh) {
     for (int64_t i = 0; i < s.q_len; ++i) {
-      const int64_t n = visible_keys(s, opt, bh / s.heads, i);
+      const int64_t n = attention_visible_keys(s, opt, bh / s.heads, i);
       if (n == 0) continue;
       const T* p = probs + (bh * s.q_len + i) * s.k_len;
       double entropy = 0, max_p = 0;

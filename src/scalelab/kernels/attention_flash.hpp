@@ -4,7 +4,7 @@
 // rows the keys are visited in tiles; each row keeps a running max m, a running sum l and an
 // unnormalised output acc (Milakov & Gimelshein 2018; Dao et al. 2022):
 //
-//   s      = tile of logits (scale, soft-cap, bias, ALiBi, masks as in attention.hpp)
+//   s      = tile of logits (scale, soft-cap, bias, ALiBi, masks: attention_logit.hpp)
 //   m'     = max(m, max_j s_j);   alpha = e^(m - m')
 //   l      = alpha l + sum_j e^(s_j - m');   acc = alpha acc + sum_j e^(s_j - m') v_j
 //   at the end: o = acc / l,  lse = m + log l    (a row with no visible key: o = 0, lse = -inf)
@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "scalelab/kernels/attention.hpp"
+#include "scalelab/kernels/attention_logit.hpp"
 
 namespace scalelab {
 
@@ -58,32 +59,6 @@ void attention_probe_stats_from_probs(const AttentionShape& shape, const Attenti
 // every kernel: kernels/simd_dispatch.hpp.
 
 namespace detail {
-
-// Number of keys visible to query row i of batch b: keys j < visible are unmasked.
-// causal: j <= i + k_len - q_len; padding: j < key_lengths[b].
-template <class T>
-inline int64_t visible_keys(const AttentionShape& s, const AttentionOptions<T>& opt, int64_t b,
-                            int64_t i) {
-  int64_t n = s.k_len;
-  if (opt.key_lengths) n = std::min<int64_t>(n, opt.key_lengths[b]);
-  if (opt.causal) n = std::min<int64_t>(n, i + s.k_len - s.q_len + 1);
-  return std::max<int64_t>(n, 0);
-}
-
-// The logit of (i, j) from the raw dot product raw = q_i·k_j, before masking (attention.hpp).
-// ALiBi uses the distance |i' - j| exactly as attention_naive.cpp does.
-template <class T>
-inline T attention_logit(const AttentionShape& s, const AttentionOptions<T>& opt, T scale,
-                         int64_t h, int64_t i, int64_t j, T raw) {
-  T x = scale * raw;
-  if (opt.softcap > 0) x = static_cast<T>(opt.softcap) * std::tanh(x / static_cast<T>(opt.softcap));
-  if (opt.bias) x += opt.bias[(h * s.q_len + i) * s.k_len + j];
-  if (opt.alibi_slopes) {
-    const int64_t ii = i + s.k_len - s.q_len;
-    x -= opt.alibi_slopes[h] * static_cast<T>(ii >= j ? ii - j : j - ii);
-  }
-  return x;
-}
 
 // One (batch, head)'s share of AttentionProbeStats; merged per head in a fixed order.
 struct ProbePartial {

@@ -131,37 +131,22 @@ HWY_INLINE hn::Vec<DF> LoadTail(const float* row, size_t j, size_t n) {
   return hn::Load(d, buf);
 }
 
-// Per-head constants of the logit transform (attention.hpp).
-struct LogitParams {
-  float scale, cap, slope;
-  const float* bias;  // [q_len, k_len] of this head, or null
-};
-
-LogitParams MakeLogitParams(const detail::FlashArgs& a, int64_t h) {
-  const AttentionOptions<float>& o = *a.opt;
-  LogitParams p;
-  p.scale = o.head_scales ? o.head_scales[h] : static_cast<float>(o.scale);
-  p.cap = static_cast<float>(o.softcap);
-  p.slope = o.alibi_slopes ? o.alibi_slopes[h] : 0.0f;
-  p.bias = o.bias ? o.bias + h * a.shape.q_len * a.shape.k_len : nullptr;
-  return p;
-}
-
-// s = scale·raw; soft-cap; + bias; - slope·|i' - j|; keys at column >= limit get -inf.
-// Row i of the tile, columns [0, cols) starting at key j0.
-HWY_INLINE void LogitRow(const LogitParams& p, const AttentionShape& s, int64_t i, int64_t j0,
-                         size_t cols, size_t limit, float* row, hn::Vec<DF>& vmax) {
+// The SIMD twin of AttentionLogit::operator() (attention_logit.hpp), for row i of a tile:
+// s = scale·raw; soft-cap; + bias; - slope·|i' - j|; columns [0, cols) start at key j0, and those
+// at column >= limit (masked keys) get -inf. row holds raw on entry, s on exit.
+HWY_INLINE void LogitRow(const AttentionLogit<float>& p, int64_t i, int64_t j0, size_t cols,
+                         size_t limit, float* row, hn::Vec<DF>& vmax) {
   const DF d;
   const size_t L = hn::Lanes(d);
   const auto v_scale = hn::Set(d, p.scale), v_limit = hn::Set(d, static_cast<float>(limit));
   const auto v_cap = hn::Set(d, p.cap), v_inv_cap = hn::Set(d, p.cap > 0 ? 1.0f / p.cap : 0.0f);
-  const auto v_ii = hn::Set(d, static_cast<float>(i + s.k_len - s.q_len));
+  const auto v_ii = hn::Set(d, static_cast<float>(i + p.k_len - p.q_len));
   const auto v_slope = hn::Set(d, p.slope), neg_inf = hn::Set(d, -HUGE_VALF);
-  const float* bias_row = p.bias ? p.bias + i * s.k_len : nullptr;
+  const float* bias_row = p.bias ? p.bias + i * p.k_len : nullptr;
   for (size_t c = 0; c < cols; c += L) {
     auto x = hn::Mul(hn::LoadU(d, row + c), v_scale);
     if (p.cap > 0) x = hn::Mul(v_cap, hn::Tanh(d, hn::Mul(x, v_inv_cap)));
-    if (bias_row) x = hn::Add(x, LoadTail(bias_row, j0 + c, s.k_len));
+    if (bias_row) x = hn::Add(x, LoadTail(bias_row, j0 + c, p.k_len));
     if (p.slope != 0.0f) {
       const auto j = hn::Iota(d, static_cast<float>(j0 + c));
       x = hn::NegMulAdd(v_slope, hn::Abs(hn::Sub(v_ii, j)), x);
@@ -208,7 +193,7 @@ HWY_INLINE float ExpRow(float* row, size_t cols, size_t limit, float mul, float 
 
 // Whether the logit is just scale · raw (no soft-cap, bias or ALiBi) with scale > 0, so that the
 // row max and the exponent come straight from raw (one pass less).
-HWY_INLINE bool PlainLogits(const LogitParams& p) {
+HWY_INLINE bool PlainLogits(const AttentionLogit<float>& p) {
   return p.cap <= 0 && !p.bias && p.slope == 0.0f && p.scale > 0;
 }
 
@@ -230,7 +215,7 @@ void ForwardUnit(const detail::FlashArgs& a, int64_t b, int64_t h, int64_t q_beg
   const size_t L = hn::Lanes(d), W = PanelWidth(), Bc = TileCols(), Br = kTileRows;
   const AttentionShape& s = a.shape;
   const size_t D = s.head_dim, Dp = RoundUp(D, W), Nk = RoundUp(s.k_len, Bc);
-  const LogitParams lp = MakeLogitParams(a, h);
+  const AttentionLogit<float> lp(a.shape, *a.opt, h);
   const bool plain = PlainLogits(lp);
   // Workspace: Kt [Nk / Bc tiles of D × Bc], Vp [Nk × Dp], Qp [Nq × D], S [Br × Bc],
   // O [Br × Dp], m, l, A [Br].
@@ -260,7 +245,7 @@ void ForwardUnit(const detail::FlashArgs& a, int64_t b, int64_t h, int64_t q_beg
     for (size_t r = 0; r < rows; ++r) {
       m[r] = -HUGE_VALF;
       l[r] = 0.0f, A[r] = 0.0f;
-      key_end = std::max<size_t>(key_end, detail::visible_keys(s, *a.opt, b, i0 + r));
+      key_end = std::max<size_t>(key_end, attention_visible_keys(s, *a.opt, b, i0 + r));
     }
     for (size_t j0 = 0; j0 < key_end; j0 += Bc) {
       const size_t kmax = std::min(Bc, key_end - j0);  // columns any row of the tile can see
@@ -269,7 +254,7 @@ void ForwardUnit(const detail::FlashArgs& a, int64_t b, int64_t h, int64_t q_beg
       Gemm(rows, RoundUp(kmax, W), D, Qp + i0 * D, D, 1, Kt + j0 * D, Bc, S, Bc, false);
       for (size_t r = 0; r < rows; ++r) {
         const int64_t i = i0 + r;
-        const int64_t visible = detail::visible_keys(s, *a.opt, b, i);
+        const int64_t visible = attention_visible_keys(s, *a.opt, b, i);
         limit[r] = static_cast<size_t>(std::clamp<int64_t>(visible - int64_t(j0), 0, kmax));
         float* row = S + r * Bc;
         float tile_max;
@@ -277,7 +262,7 @@ void ForwardUnit(const detail::FlashArgs& a, int64_t b, int64_t h, int64_t q_beg
           tile_max = limit[r] ? lp.scale * RowMax(row, limit[r]) : -HUGE_VALF;
         } else {
           auto vmax = hn::Set(d, -HUGE_VALF);
-          LogitRow(lp, s, i, j0, cols, limit[r], row, vmax);
+          LogitRow(lp, i, j0, cols, limit[r], row, vmax);
           tile_max = hn::GetLane(hn::MaxOfLanes(d, vmax));
         }
         // m' = max(m, max_j s_j); alpha = e^(m - m')
@@ -311,7 +296,7 @@ void ForwardUnit(const detail::FlashArgs& a, int64_t b, int64_t h, int64_t q_beg
       a.lse[(b * s.heads + h) * s.q_len + i] = l[r] > 0 ? m[r] + std::log(l[r]) : -HUGE_VALF;
       if (probe && l[r] > 0) {  // H = log l - A / l; max p = 1 / l
         probe->add_row(*a.probe_cfg, std::log(double(l[r])) - double(A[r]) / double(l[r]),
-                       1.0 / double(l[r]), detail::visible_keys(s, *a.opt, b, i));
+                       1.0 / double(l[r]), attention_visible_keys(s, *a.opt, b, i));
       }
     }
   }
@@ -328,7 +313,7 @@ double BackwardUnit(const detail::FlashArgs& a, int64_t b, int64_t h, int64_t k_
   const AttentionShape& s = a.shape;
   const AttentionOptions<float>& opt = *a.opt;
   const size_t D = s.head_dim, Dp = RoundUp(D, W), Nq = s.q_len, Nk = RoundUp(s.k_len, Bc);
-  const LogitParams lp = MakeLogitParams(a, h);
+  const AttentionLogit<float> lp(a.shape, *a.opt, h);
   const bool plain = PlainLogits(lp);
   const bool need_raw = opt.softcap > 0 || opt.head_scales;
   // Workspace: Kt, Vt [Nk / Bc tiles of D × Bc], Kp [Nk × Dp], Qp, dOp, dQ [Nq × Dp], P, dS, R [Br × Bc],
@@ -377,7 +362,7 @@ double BackwardUnit(const detail::FlashArgs& a, int64_t b, int64_t h, int64_t k_
       const size_t rows = std::min(Br, Nq - i0);
       size_t kmax = 0;
       for (size_t r = 0; r < rows; ++r) {
-        const int64_t visible = detail::visible_keys(s, opt, b, i0 + r);
+        const int64_t visible = attention_visible_keys(s, opt, b, i0 + r);
         limit[r] = lse[i0 + r] == -HUGE_VALF
                        ? 0
                        : static_cast<size_t>(std::clamp<int64_t>(visible - int64_t(j0), 0, kb));
@@ -392,7 +377,7 @@ double BackwardUnit(const detail::FlashArgs& a, int64_t b, int64_t h, int64_t k_
         float* row = P + r * Bc;
         if (!plain) {
           auto unused = hn::Zero(d);
-          LogitRow(lp, s, i0 + r, j0, cols, limit[r], row, unused);
+          LogitRow(lp, i0 + r, j0, cols, limit[r], row, unused);
         }
         ExpRow(row, cols, limit[r], plain ? scale : 1.0f, lse[i0 + r], nullptr);
       }
@@ -448,6 +433,18 @@ double BackwardUnit(const detail::FlashArgs& a, int64_t b, int64_t h, int64_t k_
   return dscale;
 }
 
+// Row of n logits from n raw dot products in place (the test of the SIMD twin): pads the row to
+// whole vectors, as the kernel's tiles are.
+void LogitRowOf(const AttentionLogit<float>& p, int64_t i, int64_t j0, size_t n, size_t limit,
+                float* row) {
+  const size_t cols = RoundUp(std::max<size_t>(n, 1), hn::Lanes(DF()));
+  std::vector<float> padded(cols, 0.0f);
+  std::copy(row, row + n, padded.begin());
+  auto unused = hn::Zero(DF());
+  LogitRow(p, i, j0, cols, limit, padded.data(), unused);
+  std::copy(padded.begin(), padded.begin() + n, row);
+}
+
 // Kernel-level entry points (one call per unit; the OpenMP loop lives outside the target code).
 size_t FlashWorkspaceFloats(const AttentionShape& s, bool backward) {
   return WorkspaceFloats(s, backward);
@@ -476,6 +473,7 @@ HWY_EXPORT(FlashQueryTileRows);
 HWY_EXPORT(FlashKeyTileCols);
 HWY_EXPORT(FlashForwardUnit);
 HWY_EXPORT(FlashBackwardUnit);
+HWY_EXPORT(LogitRowOf);
 
 namespace detail {
 
@@ -510,6 +508,13 @@ std::pair<int64_t, int64_t> split_range(int64_t r, int64_t count, int64_t len, i
 // thread runs a unit never changes its result (units write disjoint outputs).
 int64_t dynamic_chunk(int64_t units) {
   return std::max<int64_t>(1, units / (8 * static_cast<int64_t>(num_threads())));
+}
+
+void attention_logit_row_simd(const AttentionLogit<float>& logit, int64_t i, int64_t j0,
+                              int64_t n, int64_t limit, float* row) {
+  apply_simd_environment();
+  HWY_DYNAMIC_DISPATCH(LogitRowOf)(logit, i, j0, static_cast<size_t>(n),
+                                   static_cast<size_t>(limit), row);
 }
 
 void flash_forward_simd(const AttentionShape& s, const AttentionOptions<float>& opt, const float* q,

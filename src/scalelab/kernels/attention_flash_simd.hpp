@@ -5,6 +5,7 @@
 
 #include "scalelab/kernels/attention.hpp"
 #include "scalelab/kernels/attention_flash.hpp"
+#include "scalelab/kernels/attention_logit.hpp"
 
 namespace scalelab::detail {
 
@@ -20,6 +21,11 @@ struct FlashArgs {
   float* dbias = nullptr;
   const AttentionProbeStats* probe_cfg = nullptr;  // non-null: compute probes
 };
+
+// The float SIMD twin of AttentionLogit (attention_logit.hpp), for its test: row[c] (the raw dot
+// product of query row i and key j0 + c, c < n) becomes the logit s_i,j0+c, or -inf at c >= limit.
+void attention_logit_row_simd(const AttentionLogit<float>& logit, int64_t i, int64_t j0,
+                              int64_t n, int64_t limit, float* row);
 
 void flash_forward_simd(const AttentionShape& s, const AttentionOptions<float>& opt, const float* q,
                         const float* k, const float* v, float* out, float* lse,

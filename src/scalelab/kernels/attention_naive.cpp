@@ -1,13 +1,13 @@
 // The reference attention: materialises p for every (batch, head), one query row at a time.
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <limits>
 #include <vector>
 
 #include "scalelab/core/parallel.hpp"
 #include "scalelab/kernels/attention.hpp"
 #include "scalelab/kernels/attention_flash.hpp"  // detail::token_strides, check_attention_shape
+#include "scalelab/kernels/attention_logit.hpp"
 
 namespace scalelab {
 namespace {
@@ -17,29 +17,6 @@ T dot(const T* a, const T* b, int64_t n) {
   T acc = 0;
   for (int64_t d = 0; d < n; ++d) acc += a[d] * b[d];
   return acc;
-}
-
-// The logit of (i, j) before masking, from the raw dot product; also returns the pre-cap value
-// (scale · raw) that the soft-cap backward needs.
-template <class T>
-T logit(const AttentionShape& s, const AttentionOptions<T>& opt, int64_t h, int64_t i, int64_t j,
-        T raw) {
-  const T scale = opt.head_scales ? opt.head_scales[h] : static_cast<T>(opt.scale);
-  T x = scale * raw;
-  if (opt.softcap > 0) x = static_cast<T>(opt.softcap) * std::tanh(x / static_cast<T>(opt.softcap));
-  if (opt.bias) x += opt.bias[(h * s.q_len + i) * s.k_len + j];
-  if (opt.alibi_slopes) {
-    const int64_t ii = i + s.k_len - s.q_len;
-    x -= opt.alibi_slopes[h] * static_cast<T>(std::llabs(ii - j));
-  }
-  return x;
-}
-
-template <class T>
-bool masked(const AttentionShape& s, const AttentionOptions<T>& opt, int64_t b, int64_t i,
-            int64_t j) {
-  if (opt.causal && j > i + s.k_len - s.q_len) return true;
-  return opt.key_lengths && j >= opt.key_lengths[b];
 }
 
 }  // namespace
@@ -53,17 +30,19 @@ void attention_naive_forward(const AttentionShape& s, const AttentionOptions<T>&
   saved.probs.resize({s.batch, s.heads, s.q_len, s.k_len});
   parallel_for(s.batch * s.heads, [&](int64_t bh) {
     const int64_t b = bh / s.heads, h = bh % s.heads;
+    const AttentionLogit<T> logit(s, opt, h);
     for (int64_t i = 0; i < s.q_len; ++i) {
       const T* qi = q + (b * s.q_len + i) * st.q + h * D;
       T* p = saved.probs.data() + (bh * s.q_len + i) * s.k_len;
+      const int64_t visible = attention_visible_keys(s, opt, b, i);
       // s_i, then p_i = softmax(s_i) with masked entries at probability 0.
       T max_s = -std::numeric_limits<T>::infinity();
       for (int64_t j = 0; j < s.k_len; ++j) {
-        if (masked(s, opt, b, i, j)) {
+        if (j >= visible) {
           p[j] = -std::numeric_limits<T>::infinity();
           continue;
         }
-        p[j] = logit(s, opt, h, i, j, dot(qi, k + (b * s.k_len + j) * st.k + h * D, D));
+        p[j] = logit(i, j, dot(qi, k + (b * s.k_len + j) * st.k + h * D, D));
         max_s = std::max(max_s, p[j]);
       }
       T sum = 0;
@@ -106,7 +85,8 @@ void attention_naive_backward(const AttentionShape& s, const AttentionOptions<T>
   }
   parallel_for(s.batch * s.heads, [&](int64_t bh) {
     const int64_t b = bh / s.heads, h = bh % s.heads;
-    const T scale = opt.head_scales ? opt.head_scales[h] : static_cast<T>(opt.scale);
+    const AttentionLogit<T> logit(s, opt, h);
+    const T scale = logit.scale;
     std::vector<T> ds(s.k_len);
     for (int64_t i = 0; i < s.q_len; ++i) {
       const T* p = saved.probs.data() + (bh * s.q_len + i) * s.k_len;
@@ -136,12 +116,9 @@ void attention_naive_backward(const AttentionShape& s, const AttentionOptions<T>
         if (ds[j] == T(0)) continue;
         const T* kj = k + (b * s.k_len + j) * st.k + h * D;
         // The raw score q·k is needed only by the soft-cap and the temperature gradients.
-        const T raw = (opt.softcap > 0 || extra.dhead_scales) ? dot(qi, kj, D) : T(0);
+        const T raw = (logit.cap > 0 || extra.dhead_scales) ? dot(qi, kj, D) : T(0);
         T g = ds[j];
-        if (opt.softcap > 0) {  // from s = cap tanh(x / cap): ds/dx = 1 - tanh²(x / cap)
-          const T t = std::tanh(scale * raw / static_cast<T>(opt.softcap));
-          g *= T(1) - t * t;
-        }
+        if (logit.cap > 0) g *= logit.softcap_gradient(raw);  // from s = cap tanh(x / cap)
         if (extra.dhead_scales) dscale_partial[bh] += g * raw;  // from x = scale · raw
         T* dkj = dk + (b * s.k_len + j) * st.k + h * D;
         for (int64_t d = 0; d < D; ++d) {

@@ -100,6 +100,9 @@ void Transformer<T>::initialize() {
   const ModelConfig& c = config_;
   Rng root(c.seed);
   const double d = static_cast<double>(c.d_model);
+  // The configured attention scale: where a learned temperature starts, and what fold_into_init
+  // multiplies W_q's initialisation by (the modules then apply none at run time).
+  const T attention_scale = static_cast<T>(c.attention.scale.resolve(c.head_dim()));
   for (Parameter<T>* p : parameters()) {
     Rng rng = root.split();
     Tensor<T>& w = p->value;
@@ -118,7 +121,7 @@ void Transformer<T>::initialize() {
       case ParamRole::embedding_scale: w[0] = static_cast<T>(c.embedding.scale_value); break;
       case ParamRole::learned_positions: fill_normal(w, rng, c.learned_positions_std); break;
       case ParamRole::relative_bias: fill_normal(w, rng, 1.0 / std::sqrt(d)); break;  // HF T5: factor · d_model^-0.5
-      case ParamRole::attention_temperature: w.fill(static_cast<T>(c.attention.scale.resolve(c.head_dim()))); break;
+      case ParamRole::attention_temperature: w.fill(attention_scale); break;
       case ParamRole::norm_gain: w.fill(T(1)); break;
       case ParamRole::norm_bias:
       case ParamRole::bias: w.zero(); break;
@@ -140,8 +143,7 @@ void Transformer<T>::initialize() {
           for (T& v : w) v *= static_cast<T>(c.qkv_init_gain);
         // T5: the attention scale is folded into W_q's initialisation, none applied at run time.
         if (c.attention_fold_into_init && query) {
-          const T folded = static_cast<T>(c.attention.scale.resolve(c.head_dim()));
-          for (T& v : w) v *= folded;
+          for (T& v : w) v *= attention_scale;
         }
         // muP: zero query projection and readout (its bias, if any, starts at zero anyway).
         if ((c.zero_init_query && query) ||

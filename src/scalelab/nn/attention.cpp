@@ -49,7 +49,7 @@ MultiHeadAttention<T>::MultiHeadAttention(const std::string& name, const LayerOp
   }
   if (knobs_.learned_temperature) {
     temperature_ = Parameter<T>(name + ".temperature", {options.n_heads}, ParamRole::attention_temperature);
-    temperature_.value.fill(static_cast<T>(knobs_.scale.resolve(dk)));
+    temperature_.value.fill(static_cast<T>(kernel_scale()));  // excludes a query pre-scale
   }
   if (knobs_.alibi) {
     const std::vector<double> slopes = alibi_slopes(options.n_heads);
@@ -63,6 +63,8 @@ bool MultiHeadAttention<T>::transforms_qk() const {
   return knobs_.qk_norm != QkNorm::none || knobs_.rope || knobs_.scale_query;
 }
 
+// The attention scale is applied once: to q before the kernel (query_scale(), in the header) or by
+// the kernel (here); every use below asks one of the two.
 template <class T>
 double MultiHeadAttention<T>::kernel_scale() const {
   return knobs_.scale_query ? 1.0 : knobs_.scale.resolve(opt_.head_dim());
@@ -116,7 +118,7 @@ void MultiHeadAttention<T>::forward(const AttentionCall& call, const T* x_q, con
       rope_forward<T>({call.batch, call.k_len, H, dk, 0, 0, knobs_.rope_base}, qk_k_.data());
     }
     if (knobs_.scale_query) {
-      const T c = static_cast<T>(knobs_.scale.resolve(dk));
+      const T c = static_cast<T>(query_scale());
       for (T& v : qk_q_) v *= c;
     }
     q_in_ = &qk_q_;
@@ -146,7 +148,7 @@ void MultiHeadAttention<T>::backward(const T* dy, T* dx_q, T* dx_kv) {
   const T* dk_raw = dk_.data();
   if (transforms_qk()) {
     if (knobs_.scale_query) {  // from q = c · q
-      const T c = static_cast<T>(knobs_.scale.resolve(dk));
+      const T c = static_cast<T>(query_scale());
       for (T& v : dq_) v *= c;
     }
     if (knobs_.rope) {  // from q, k = RoPE(q), RoPE(k)
@@ -254,7 +256,7 @@ void MultiHeadAttention<T>::forward_step(const AttentionStep& step, const T* x, 
       rope_forward<T>({B, 1, H, dk, 0, pos, knobs_.rope_base}, qk_k_.data());
     }
     if (knobs_.scale_query) {
-      const T c = static_cast<T>(knobs_.scale.resolve(dk));
+      const T c = static_cast<T>(query_scale());
       for (T& v : qk_q_) v *= c;
     }
     q = qk_q_.data();

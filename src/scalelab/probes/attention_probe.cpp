@@ -3,6 +3,7 @@
 #include "scalelab/core/error.hpp"
 #include "scalelab/core/parallel.hpp"
 #include "scalelab/kernels/attention_flash.hpp"
+#include "scalelab/kernels/attention_logit.hpp"
 
 namespace scalelab::probes {
 
@@ -46,13 +47,13 @@ void probe_attention(const AttentionShape& s, const AttentionOptions<T>& opt, co
   parallel_for(BH, [&](int64_t bh) {
     const int64_t b = bh / s.heads, h = bh % s.heads;
     HeadAttentionStats& out = partial[bh];
-    const T scale = opt.head_scales ? opt.head_scales[h] : static_cast<T>(opt.scale);
+    const AttentionLogit<T> logit_of(s, opt, h);
     const int64_t keys = opt.key_lengths ? std::min<int64_t>(s.k_len, opt.key_lengths[b]) : s.k_len;
     for (int64_t j = 0; j < keys; ++j) out.k.add_values(k + (b * s.k_len + j) * st.k + h * D, D);
     std::vector<double> logits(s.k_len), scratch;
     for (int64_t i = 0; i < s.q_len; ++i) {
       if (query_rows && !query_rows[b * s.q_len + i]) continue;
-      const int64_t n = detail::visible_keys(s, opt, b, i);
+      const int64_t n = attention_visible_keys(s, opt, b, i);
       if (n <= 0) continue;
       const T* qi = q + (b * s.q_len + i) * st.q + h * D;
       out.q.add_values(qi, D);
@@ -61,8 +62,7 @@ void probe_attention(const AttentionShape& s, const AttentionOptions<T>& opt, co
         double dot = 0.0;
         for (int64_t c = 0; c < D; ++c) dot += static_cast<double>(qi[c]) * static_cast<double>(kj[c]);
         const double raw = dot / query_prescale;
-        const double logit = static_cast<double>(
-            detail::attention_logit(s, opt, scale, h, i, j, static_cast<T>(dot)));
+        const double logit = static_cast<double>(logit_of(i, j, static_cast<T>(dot)));
         out.raw.add(raw);
         out.scaled.add(logit);
         if (out.raw_histogram) out.raw_histogram->add(raw);

@@ -3,7 +3,7 @@
 //
 // For each visible (query i, key j) pair of head h (masks as in kernels/attention.hpp):
 //   raw_ij    = q_i·k_j / query_prescale                     (before scaling; in double)
-//   logit_ij  = detail::attention_logit(scale_h, raw_ij)     (after scale, soft-cap, bias, ALiBi:
+//   logit_ij  = AttentionLogit(h)(i, j, q_i·k_j)              (after scale, soft-cap, bias, ALiBi:
 //                                                             exactly the kernel's logit, in T)
 //   p_i       = softmax(logit_i) over the visible keys      (in double) -> SoftmaxRow
 // Nothing here touches the model: the caller passes the saved q, k, shape and options, so the

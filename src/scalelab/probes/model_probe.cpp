@@ -116,10 +116,8 @@ void ModelProbe<T>::observe_attention(const Key& key, MultiHeadAttention<T>& att
   activation({stack, layer, site + ".q"}, q.data(), shape.batch * shape.q_len, d, rows);
   activation({stack, layer, site + ".k"}, k.data(), shape.batch * shape.k_len, d, nullptr);
   if (!opt_.attention_probes) return;
-  const AttentionKnobs& knobs = model_.config().attention;
-  const double prescale = knobs.scale_query ? knobs.scale.resolve(shape.head_dim) : 1.0;
   probe_attention(shape, options, q.data(), k.data(), opt_.attention, attention_[key], rows,
-                  prescale);
+                  attn.query_scale());
 }
 
 template <class T>

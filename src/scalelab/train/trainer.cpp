@@ -2,27 +2,20 @@
 
 #include <array>
 #include <bit>
-#include <cerrno>
 #include <chrono>
 #include <cmath>
-#include <cstdio>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
-#include <iomanip>
-#include <iostream>
 #include <limits>
 #include <sstream>
 
-#include "scalelab/core/atomic_file.hpp"
 #include "scalelab/core/denormals.hpp"
 #include "scalelab/core/parallel.hpp"
 #include "scalelab/kernels/gemm.hpp"
 #include "scalelab/model/checkpoint.hpp"
 #include "scalelab/train/decode.hpp"
 #include "scalelab/train/loss.hpp"
+#include "scalelab/train/progress.hpp"
+#include "scalelab/train/run_dir.hpp"
 
-namespace fs = std::filesystem;
 
 namespace scalelab {
 namespace {
@@ -32,15 +25,6 @@ ModelInput model_input(const Batch& b) {
           .src = b.src.empty() ? nullptr : b.src.data(),
           .src_lengths = b.src_lengths.empty() ? nullptr : b.src_lengths.data(),
           .tgt = b.tgt_in.data()};
-}
-
-std::string format_duration(double seconds) {
-  const int64_t s = static_cast<int64_t>(seconds + 0.5);
-  std::ostringstream out;
-  if (s >= 3600) out << s / 3600 << "h" << std::setw(2) << std::setfill('0') << (s % 3600) / 60 << "m";
-  else if (s >= 60) out << s / 60 << "m" << std::setw(2) << std::setfill('0') << s % 60 << "s";
-  else out << s << "s";
-  return out.str();
 }
 
 // What to change after a divergence, fitted to the config (no advice to enable what is on).
@@ -65,29 +49,6 @@ int64_t first_non_finite(const float* data, int64_t n) {
   return -1;
 }
 
-// Resume: drops the records of steps after the checkpoint's (written by a run that went on past
-// its last checkpoint and was interrupted), so the continued run does not duplicate them. A torn
-// last line (a crash mid-write) is dropped too; the file is rewritten atomically, only if needed.
-void trim_metrics(const std::string& path, int64_t last_step) {
-  if (!fs::exists(path)) return;
-  SL_CHECK(fs::is_regular_file(path), path, ": not a regular file");
-  std::ifstream in(path);
-  SL_CHECK(in, "cannot read ", path, ": ", std::strerror(errno));
-  std::vector<std::string> lines;
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  SL_CHECK(!in.bad(), "cannot read ", path, ": ", std::strerror(errno));
-  std::string kept;
-  size_t dropped = 0;
-  for (size_t i = 0; i < lines.size(); ++i) {
-    const Json rec = Json::parse(lines[i], nullptr, /*allow_exceptions=*/false);
-    const bool valid = rec.is_object() && rec.contains("step") && rec["step"].is_number_integer();
-    SL_CHECK(valid || i + 1 == lines.size(), path, ":", i + 1, ": not a metrics record: ", lines[i]);
-    if (valid && rec["step"].get<int64_t>() <= last_step) kept += lines[i] + "\n";
-    else ++dropped;
-  }
-  if (dropped > 0) write_file_atomically(path, kept);
-}
-
 // {op: {results, overflow, nan, underflow, subnormal, max_abs}} for the ops with any result.
 Json counters_to_json(const OverflowCounters& c) {
   Json out = Json::object();
@@ -99,6 +60,13 @@ Json counters_to_json(const OverflowCounters& c) {
         {"underflow", o.underflow}, {"subnormal", o.subnormal}, {"max_abs", o.max_abs}};
   }
   return out;
+}
+
+// What a divergence error says about the checkpoint the run leaves.
+std::string checkpoint_note(bool on_disk, int64_t last_saved) {
+  if (!on_disk) return "";
+  return last_saved > 0 ? "; checkpoint.safetensors keeps step " + std::to_string(last_saved)
+                        : "; no checkpoint was written";
 }
 
 }  // namespace
@@ -357,33 +325,24 @@ std::string Trainer::weights_digest() const {
   return floats_digest(tensors);
 }
 
-TrainSummary Trainer::run(const TrainerOptions& options) {
-  if (options.comm) {
-    comm_ = options.comm;
-  } else {
+Comm& Trainer::bind_comm(Comm* comm) {
+  if (!comm) {
     if (!solo_) solo_ = single_process_comm();
-    comm_ = solo_.get();
+    comm = solo_.get();
   }
+  comm_ = comm;
+  return *comm_;
+}
+
+int64_t Trainer::open_run(const RunDirectory& dir, const Json& resolved,
+                          const TrainerOptions& options) {
   Comm& comm = *comm_;
-  const bool root = comm.rank() == 0, parallel = comm.size() > 1;
-  std::ostream* const progress = root ? options.progress : nullptr;  // rank 0 alone prints
   const TrainConfig& tc = config_.train;
-  // The run's thread count, restored at the end (it must not leak into the caller's next run).
-  std::optional<ScopedNumThreads> threads;
-  if (tc.threads > 0) threads.emplace(static_cast<int>(tc.threads));
-  const FlushDenormals flush_denormals(tc.flush_denormals);  // after the thread count is set
-  const fs::path dir(tc.run_dir);
-  const std::string checkpoint_path = (dir / "checkpoint.safetensors").string();
-  const std::string metrics_path = (dir / "metrics.jsonl").string();
-  const fs::path snapshot_dir = dir / "snapshots";
-  const bool on_disk = options.write_run_dir;
-  const bool writes = on_disk && root;  // rank 0 alone writes the run directory
-  SL_CHECK(on_disk || !options.resume, "resuming needs a run directory (write_run_dir)");
+  SL_CHECK(dir.on_disk() || !options.resume, "resuming needs a run directory (write_run_dir)");
   SL_CHECK(tc.batch_size >= comm.size(), "train.batch_size = ", tc.batch_size, " is smaller than "
            "the number of ranks (", comm.size(), "): each rank needs at least one example of the "
            "global batch");
-  const Json resolved = run_config_to_json(config_);
-  if (parallel) {  // the same config and the same training data on every rank
+  if (comm.size() > 1) {  // the same config and the same training data on every rank
     uint64_t data_digest = 1469598103934665603ull;
     for (const Example& e : data_.train) {
       data_digest = fnv1a64(e.src.data(), e.src.size() * sizeof(int32_t), data_digest);
@@ -393,96 +352,129 @@ TrainSummary Trainer::run(const TrainerOptions& options) {
                               resolved.dump() + "\n" + std::to_string(data_digest));
   }
   // Every check comes before the first write, so a refused command leaves the directory as it was.
-  // A run is its checkpoint: a metrics.jsonl without one is what a run that failed before its
-  // first checkpoint left, and a fresh start replaces it.
   // Rank 0 reads the run directory (the other ranks may not see it: another machine without a
   // shared file system); what it finds or refuses is then every rank's.
   int64_t start_step = 0;
   agree_on_errors(comm, [&] {
-    if (!root) return;
-    const bool has_checkpoint = on_disk && fs::exists(checkpoint_path);
-    if (on_disk && !options.resume) {
-      SL_CHECK(!has_checkpoint, "train.run_dir = ", tc.run_dir,
-               ": already holds a run (checkpoint.safetensors); choose another run_dir or pass --resume");
-      // Snapshots are weights someone may still average: never replaced, even without a checkpoint.
-      SL_CHECK(!(fs::exists(snapshot_dir) && !fs::is_empty(snapshot_dir)), "train.run_dir = ",
-               tc.run_dir, ": already holds a run (snapshots/, no checkpoint to resume from); choose "
-               "another run_dir or move snapshots/ away");
-    }
-    if (options.resume) {
-      SL_CHECK(has_checkpoint, "train.run_dir = ", tc.run_dir, ": no checkpoint.safetensors to resume "
-               "from (the run stopped before its first checkpoint); start it again without --resume");
-      start_step = restore(checkpoint_path);
-      // Training nothing and relabelling the weights would corrupt the run.
-      SL_CHECK(tc.steps >= start_step, "cannot resume: the checkpoint is at step ", start_step,
-               ", beyond train.steps = ", tc.steps, " (resuming only trains on; raise train.steps)");
-      SL_CHECK(tc.steps != start_step, "train.run_dir = ", tc.run_dir, " is already at step ",
-               start_step, " = train.steps: nothing to do (raise train.steps to train on)");
-      // Before config.toml/json are rewritten: a broken record is refused with the run untouched.
-      if (on_disk) trim_metrics(metrics_path, start_step);
-    }
+    if (comm.rank() != 0) return;
+    if (!options.resume) return dir.check_fresh();
+    dir.check_resumable();
+    start_step = restore(dir.checkpoint_path());
+    // Training nothing and relabelling the weights would corrupt the run.
+    SL_CHECK(tc.steps >= start_step, "cannot resume: the checkpoint is at step ", start_step,
+             ", beyond train.steps = ", tc.steps, " (resuming only trains on; raise train.steps)");
+    SL_CHECK(tc.steps != start_step, "train.run_dir = ", tc.run_dir, " is already at step ",
+             start_step, " = train.steps: nothing to do (raise train.steps to train on)");
+    // Before config.toml/json are rewritten: a broken record is refused with the run untouched.
+    dir.trim_metrics(start_step);
   });
-  if (parallel) broadcast_state(start_step);  // rank 0's weights (fresh or resumed) everywhere
+  if (comm.size() > 1) broadcast_state(start_step);  // rank 0's weights (fresh or resumed) everywhere
+  return start_step;
+}
 
-  if (writes) fs::create_directories(dir);
-  if (progress) {
-    *progress << "scalelab train: " << model_.parameter_count() << " parameters, "
-              << data_.train.size() << " training examples, run dir " << tc.run_dir
-              << (parallel ? ", " + std::to_string(comm.size()) + " ranks (data parallel)" : "")
-              << (options.resume ? " (resuming from step " + std::to_string(start_step) + ")" : "")
-              << "\n";
+int Trainer::stop_voted(const TrainerOptions& options) {
+  // Data parallel: a request on any rank stops every rank after the same step. The vote carries
+  // the signal (one slot per standard signal number), so that every rank, and rank 0 which
+  // reports for the job, knows which signal stopped it, whichever rank got it.
+  std::array<double, kStopSignalSlots> votes{};
+  const int requested = options.stop_requested ? int(*options.stop_requested) : 0;
+  if (requested != 0) votes[requested > 0 && requested < kStopSignalSlots ? requested : 0] = 1;
+  if (comm_->size() > 1) comm_->allreduce_sum(votes.data(), kStopSignalSlots);
+  for (int sig = 1; sig < kStopSignalSlots; ++sig)  // the lowest signal number any rank got
+    if (votes[sig] > 0) return sig;
+  return votes[0] > 0 ? (requested != 0 ? requested : -1) : 0;  // slot 0: one out of range
+}
+
+Json Trainer::train_record(int64_t step, const StepResult& r, double lr, int64_t tokens,
+                           double elapsed, int64_t skipped_steps) {
+  const TrainConfig& tc = config_.train;
+  Json rec = {{"split", "train"}, {"step", step}, {"loss", r.loss}, {"nll", r.nll},
+              {"lr", lr}, {"grad_norm", r.applied ? Json(r.grad_norm) : Json(nullptr)},
+              {"tokens", tokens}, {"tokens_per_s", tokens / std::max(elapsed, 1e-9)},
+              {"time_s", elapsed}};
+  if (tc.precision.dtype != DType::f32 || scaler_) {
+    rec["precision"] = dtype_name(tc.precision.dtype);
+    rec["skipped_steps"] = skipped_steps;
+    if (scaler_) rec["loss_scale"] = scaler_->scale();
+    rec["rounding"] = counters_to_json(counters_);  // since the previous train record
+    run_counters_.merge(counters_);
+    counters_ = {};
   }
-  if (writes) {
-    write_file_atomically((dir / "config.toml").string(), json_to_toml(resolved));
-    write_file_atomically((dir / "config.json").string(), resolved.dump(2) + "\n");
+  return rec;
+}
+
+EvalResult Trainer::validate(int64_t step, MetricsSink& sink) {
+  const TrainConfig& tc = config_.train;
+  const EvalResult v = evaluate(model_, data_, data_.valid, tc.batch_size, tc.eval_examples, comm_);
+  Json rec = {{"split", "valid"}, {"step", step}, {"loss", v.loss}, {"nll", v.nll},
+              {"token_accuracy", v.token_accuracy}};
+  if (v.exact_match >= 0) rec["exact_match"] = v.exact_match;
+  sink.record(rec);
+  return v;
+}
+
+void Trainer::save_on_all_ranks(const RunDirectory& dir, int64_t step) {
+  if (comm_->size() > 1) require_same_on_all_ranks(*comm_, "weights (the ranks diverged)", weights_digest());
+  if (comm_->rank() == 0) save(dir.checkpoint_path(), step);
+}
+
+Json Trainer::summary_json(const TrainSummary& summary) {
+  const TrainConfig& tc = config_.train;
+  Json s = {{"steps", summary.steps}, {"final_train_loss", summary.final_train_loss},
+            {"valid_loss", summary.valid.nll}, {"valid_token_accuracy", summary.valid.token_accuracy},
+            {"seconds", summary.seconds}, {"tokens_per_second", summary.tokens_per_second},
+            {"parameters", summary.parameters}, {"threads", num_threads()}, {"ranks", summary.ranks},
+            {"precision", dtype_name(tc.precision.dtype)}, {"skipped_steps", summary.skipped_steps},
+            {"matmul_precision", matmul_precision_name(tc.precision.matmul)}};
+  if (summary.ranks > 1) {
+    // Time in the gradient all-reduce, waiting for the slowest rank included (docs/scaling.md).
+    s["allreduce_seconds"] = allreduce_seconds_;
+    s["allreduce_calls"] = allreduce_.calls();
   }
-  if (options.resume && progress && saved_steps_ != tc.steps &&
-      tc.schedule.kind == ScheduleKind::warmup_cosine) {
-    *progress << "note: train.steps changed from " << saved_steps_ << " to " << tc.steps
-                      << ": the cosine decay is recomputed over the new total from step "
-                      << start_step + 1 << "\n";
+  if (tc.precision.matmul == MatmulPrecision::bf16)
+    s["bf16_matmul_in_hardware"] = bf16_matmul_uses_hardware();  // the path gemm takes
+  if (scaler_) s["loss_scale"] = scaler_->scale();
+  if (tc.precision.dtype != DType::f32) {
+    run_counters_.merge(counters_);
+    counters_ = {};
+    s["rounding"] = counters_to_json(run_counters_);  // this process's steps (not those before a resume)
   }
-  std::ofstream metrics_file;
-  if (writes) {
-    // A fresh start with a leftover metrics.jsonl (no checkpoint beside it) starts it anew.
-    metrics_file.open(metrics_path, options.resume ? std::ios::app : std::ios::trunc);
-    SL_CHECK(metrics_file, "cannot open ", metrics_path, " for writing: ", std::strerror(errno));
-  }
-  auto emit = [&](const Json& rec) {
-    if (writes) {
-      metrics_file << rec.dump() << "\n" << std::flush;
-      SL_CHECK(metrics_file, "cannot write ", metrics_path, ": ", std::strerror(errno));
-    }
-    if (options.sink) options.sink->record(rec);
-  };
+  if (summary.valid.exact_match >= 0) s["valid_exact_match"] = summary.valid.exact_match;
+  return s;
+}
+
+TrainSummary Trainer::run(const TrainerOptions& options) {
+  Comm& comm = bind_comm(options.comm);
+  const bool root = comm.rank() == 0, parallel = comm.size() > 1;
+  const TrainConfig& tc = config_.train;
+  // The run's thread count, restored at the end (it must not leak into the caller's next run).
+  std::optional<ScopedNumThreads> threads;
+  if (tc.threads > 0) threads.emplace(static_cast<int>(tc.threads));
+  const FlushDenormals flush_denormals(tc.flush_denormals);  // after the thread count is set
+  const Json resolved = run_config_to_json(config_);
+  RunDirectory dir(tc.run_dir, options.write_run_dir, /*writes=*/root);  // rank 0 alone writes
+  const int64_t start_step = open_run(dir, resolved, options);
+  TrainProgress progress(root ? options.progress : nullptr, tc.steps, start_step);  // and prints
+  dir.create();
+  progress.header({.parameters = model_.parameter_count(),
+                   .examples = static_cast<int64_t>(data_.train.size()), .run_dir = tc.run_dir,
+                   .ranks = comm.size(), .resume = options.resume, .start_step = start_step,
+                   .steps_changed = options.resume && saved_steps_ != tc.steps &&
+                                    tc.schedule.kind == ScheduleKind::warmup_cosine,
+                   .saved_steps = saved_steps_});
+  dir.start(resolved, options.resume);
+  MetricsFanout emit({&dir, options.sink, &progress});
 
   const bool with_source = config_.model.arch == Architecture::encoder_decoder;
   BatchStream stream(data_.train, tc.batch_size, batch_layout(data_, with_source), tc.seed,
                      tc.length_bucketing);
   for (int64_t s = 0; s < start_step; ++s) stream.next();  // replay the batch order
-
   TrainSummary summary;
   summary.parameters = model_.parameter_count();
-  using clock = std::chrono::steady_clock;
-  const auto t0 = clock::now();
-  int64_t tokens = 0;
-  double last_loss = 0;
-  auto eval_and_log = [&](int64_t step) {
-    summary.valid = evaluate(model_, data_, data_.valid, tc.batch_size, tc.eval_examples, comm_);
-    Json rec = {{"split", "valid"}, {"step", step}, {"loss", summary.valid.loss},
-                {"nll", summary.valid.nll}, {"token_accuracy", summary.valid.token_accuracy}};
-    if (summary.valid.exact_match >= 0) rec["exact_match"] = summary.valid.exact_match;
-    emit(rec);
-    if (progress) {
-      *progress << "valid step " << step << ": loss " << std::fixed << std::setprecision(4)
-                        << summary.valid.nll << " nats, token accuracy "
-                        << summary.valid.token_accuracy;
-      if (summary.valid.exact_match >= 0) *progress << ", exact match " << summary.valid.exact_match;
-      *progress << std::defaultfloat << "\n";
-    }
-  };
-  const bool reduced = tc.precision.dtype != DType::f32;
-  int64_t last_saved = start_step;  // the step checkpoint.safetensors holds (0: none)
+  summary.ranks = comm.size();
+  const auto t0 = std::chrono::steady_clock::now();
+  auto seconds = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
+  int64_t tokens = 0, last_saved = start_step;  // last_saved: the checkpoint's step (0: none)
   for (int64_t step = start_step + 1; step <= tc.steps; ++step) {
     const Batch batch = stream.next();  // the global batch: the same on every rank
     const double lr = learning_rate(tc.schedule, step);
@@ -493,112 +485,44 @@ TrainSummary Trainer::run(const TrainerOptions& options) {
                                    step, lr, options);
       else r = train_step(batch, batch.target_tokens, step, lr, options);
     }
-    last_loss = r.loss;
+    summary.final_train_loss = r.loss;
     if (!r.applied) summary.skipped_steps += 1;
     tokens += batch.target_tokens;
-    const double elapsed = std::chrono::duration<double>(clock::now() - t0).count();
-    // Read once per step; the last step finishes the run normally (validation, summary). Data
-    // parallel: a request on any rank stops every rank after this step.
-    // The vote carries the signal (one slot per standard signal number), so that every rank,
-    // and rank 0 which reports for the job, knows which signal stopped it, whichever rank got it.
-    std::array<double, kStopSignalSlots> stop_votes{};
-    const int requested = options.stop_requested ? int(*options.stop_requested) : 0;
-    if (requested != 0) stop_votes[requested > 0 && requested < kStopSignalSlots ? requested : 0] = 1;
-    if (parallel) comm.allreduce_sum(stop_votes.data(), kStopSignalSlots);
-    int stop_signal = 0;  // the lowest signal number any rank got; slot 0: one out of range
-    for (int sig = 1; sig < kStopSignalSlots && stop_signal == 0; ++sig)
-      if (stop_votes[sig] > 0) stop_signal = sig;
-    if (stop_signal == 0 && stop_votes[0] > 0) stop_signal = requested != 0 ? requested : -1;
+    const double elapsed = seconds();
+    // Read once per step; the last step finishes the run normally (validation, summary).
+    const int stop_signal = stop_voted(options);
     const bool stopping = stop_signal != 0 && step < tc.steps;
-    if (step % tc.log_every == 0 || step == tc.steps || stopping) {
-      const double tps = tokens / std::max(elapsed, 1e-9);
-      const double eta = elapsed / double(step - start_step) * double(tc.steps - step);
-      Json rec = {{"split", "train"}, {"step", step}, {"loss", last_loss}, {"nll", r.nll},
-                  {"lr", lr}, {"grad_norm", r.applied ? Json(r.grad_norm) : Json(nullptr)},
-                  {"tokens", tokens}, {"tokens_per_s", tps}, {"time_s", elapsed}};
-      if (reduced || scaler_) {
-        rec["precision"] = dtype_name(tc.precision.dtype);
-        rec["skipped_steps"] = summary.skipped_steps;
-        if (scaler_) rec["loss_scale"] = scaler_->scale();
-        rec["rounding"] = counters_to_json(counters_);  // since the previous train record
-        run_counters_.merge(counters_);
-        counters_ = {};
-      }
-      emit(rec);
-      if (progress) {
-        *progress << "step " << step << "/" << tc.steps << "  loss " << std::fixed
-                          << std::setprecision(4) << last_loss << "  lr " << std::scientific
-                          << std::setprecision(2) << lr << std::fixed << "  tok/s "
-                          << std::setprecision(0) << tps << "  ETA " << format_duration(eta)
-                          << std::defaultfloat;
-        if (scaler_) {
-          *progress << "  scale " << scaler_->scale() << "  skipped "
-                            << summary.skipped_steps;
-        }
-        *progress << "\n";
-      }
-    }
-    const std::string kept = !on_disk ? ""
-                             : last_saved > 0
-                                 ? "; checkpoint.safetensors keeps step " + std::to_string(last_saved)
-                                 : "; no checkpoint was written";
-    if (!std::isfinite(last_loss)) {
-      throw_error("training diverged: loss = ", last_loss, " at step ", step, kept, " (",
+    if (step % tc.log_every == 0 || step == tc.steps || stopping)
+      emit.record(train_record(step, r, lr, tokens, elapsed, summary.skipped_steps));
+    const std::string kept = checkpoint_note(dir.on_disk(), last_saved);
+    if (!std::isfinite(r.loss)) {
+      throw_error("training diverged: loss = ", r.loss, " at step ", step, kept, " (",
                   divergence_advice(tc), ")");
     }
     check_finite(step, r, kept);  // never a checkpoint with inf or NaN in it
-    if (tc.eval_every > 0 && step % tc.eval_every == 0 && step != tc.steps) eval_and_log(step);
-    if (on_disk && ((tc.checkpoint_every > 0 && step % tc.checkpoint_every == 0) || stopping)) {
-      if (parallel) require_same_on_all_ranks(comm, "weights (the ranks diverged)", weights_digest());
-      if (root) save(checkpoint_path, step);
+    if (tc.eval_every > 0 && step % tc.eval_every == 0 && step != tc.steps)
+      summary.valid = validate(step, emit);
+    if (dir.on_disk() && ((tc.checkpoint_every > 0 && step % tc.checkpoint_every == 0) || stopping)) {
+      save_on_all_ranks(dir, step);
       last_saved = step;
     }
-    if (writes && tc.snapshot_every > 0 && step % tc.snapshot_every == 0) {
-      // Weights only (no optimizer state): for scalelab average / eval, not for --resume.
-      fs::create_directories(snapshot_dir);
-      save_checkpoint((snapshot_dir / ("step" + std::to_string(step) + ".safetensors")).string(),
-                      model_, resolved, step);
-    }
-    if (stopping) {
+    if (tc.snapshot_every > 0 && step % tc.snapshot_every == 0)
+      dir.write_snapshot(model_, resolved, step);
+    if (stopping) {  // the checkpoint holds this step; no final validation, no summary.json
       summary.interrupted = true;
       summary.stop_signal = stop_signal;
-      summary.ranks = comm.size();
       summary.steps = step;
-      summary.final_train_loss = last_loss;
-      summary.seconds = std::chrono::duration<double>(clock::now() - t0).count();
-      summary.tokens_per_second = tokens / std::max(summary.seconds, 1e-9);
-      return summary;
+      break;
     }
   }
-  eval_and_log(tc.steps);
-  if (on_disk && parallel) require_same_on_all_ranks(comm, "weights (the ranks diverged)", weights_digest());
-  if (writes) save(checkpoint_path, tc.steps);
-  summary.ranks = comm.size();
-  summary.steps = tc.steps;
-  summary.final_train_loss = last_loss;
-  summary.seconds = std::chrono::duration<double>(clock::now() - t0).count();
+  if (!summary.interrupted) {
+    summary.valid = validate(tc.steps, emit);
+    if (dir.on_disk()) save_on_all_ranks(dir, tc.steps);
+    summary.steps = tc.steps;
+  }
+  summary.seconds = seconds();
   summary.tokens_per_second = tokens / std::max(summary.seconds, 1e-9);
-  Json s = {{"steps", summary.steps}, {"final_train_loss", summary.final_train_loss},
-            {"valid_loss", summary.valid.nll}, {"valid_token_accuracy", summary.valid.token_accuracy},
-            {"seconds", summary.seconds}, {"tokens_per_second", summary.tokens_per_second},
-            {"parameters", summary.parameters}, {"threads", num_threads()}, {"ranks", comm.size()},
-            {"precision", dtype_name(tc.precision.dtype)}, {"skipped_steps", summary.skipped_steps},
-            {"matmul_precision", matmul_precision_name(tc.precision.matmul)}};
-  if (parallel) {
-    // Time in the gradient all-reduce, waiting for the slowest rank included (docs/scaling.md).
-    s["allreduce_seconds"] = allreduce_seconds_;
-    s["allreduce_calls"] = allreduce_.calls();
-  }
-  if (tc.precision.matmul == MatmulPrecision::bf16)
-    s["bf16_matmul_in_hardware"] = bf16_matmul_uses_hardware();  // the path gemm takes
-  if (scaler_) s["loss_scale"] = scaler_->scale();
-  if (reduced) {
-    run_counters_.merge(counters_);
-    counters_ = {};
-    s["rounding"] = counters_to_json(run_counters_);  // this process's steps (not those before a resume)
-  }
-  if (summary.valid.exact_match >= 0) s["valid_exact_match"] = summary.valid.exact_match;
-  if (writes) write_file_atomically((dir / "summary.json").string(), s.dump(2) + "\n");
+  if (!summary.interrupted) dir.write_summary(summary_json(summary));
   return summary;
 }
 

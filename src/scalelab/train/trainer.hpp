@@ -1,12 +1,16 @@
 // train/trainer: the training loop. One step: batch -> forward -> loss -> backward -> clip ->
 // optimiser, with periodic validation, JSON Lines metrics and atomic checkpoints.
 //
-// Run directory (train.run_dir):
+// Run directory (train.run_dir; the files and their checks: train/run_dir.hpp):
 //   config.toml, config.json   the resolved config (every default filled in)
 //   metrics.jsonl              one record per logged step ("split": "train") and per evaluation
 //                              ("split": "valid")
 //   checkpoint.safetensors     the latest weights + optimizer state (docs/checkpoint.md)
 //   summary.json               the final figures
+// Embedding the trainer (the claims ledger, a language binding): two seams, both in
+// TrainerOptions. `sink` (a MetricsSink, train/metrics_sink.hpp) receives every record as it is
+// written, with or without a run directory; `observer` sees the model after the backward of step 1
+// and of every observe_every-th step. The progress lines (train/progress.hpp) are one more sink.
 // train.precision = bf16 | f16 trains with tensors stored in the format (nn/rounding.hpp) and f32
 // master weights; with f16 a dynamic loss scaler skips the steps whose gradients overflow. The
 // log records then carry the loss scale, the skipped steps and the per-op overflow counts.
@@ -32,9 +36,12 @@
 #include "scalelab/nn/rounding.hpp"
 #include "scalelab/train/data_parallel.hpp"
 #include "scalelab/train/loss_scaler.hpp"
+#include "scalelab/train/metrics_sink.hpp"
 #include "scalelab/train/run_config.hpp"
 
 namespace scalelab {
+
+class RunDirectory;  // train/run_dir.hpp
 
 struct EvalResult {
   double loss = 0, nll = 0, token_accuracy = 0;
@@ -60,13 +67,6 @@ struct TrainSummary {
 
 // Signal numbers 1..kStopSignalSlots-1 are told apart in the stop vote across ranks.
 inline constexpr int kStopSignalSlots = 32;
-
-// Where a run's metric records go: every "train" and "valid" record (the JSON of metrics.jsonl).
-class MetricsSink {
- public:
-  virtual ~MetricsSink() = default;
-  virtual void record(const Json& rec) = 0;
-};
 
 // What an observer sees, after the backward of `step` (gradients as backward left them: before
 // unscaling, clipping and the update) while the model still holds that step's forward state.
@@ -111,6 +111,19 @@ class Trainer {
   // `batch` is this rank's slice; global_tokens the global batch's target tokens (the loss's N).
   StepResult train_step(const Batch& batch, int64_t global_tokens, int64_t step, double lr,
                         const TrainerOptions& options);
+  // The steps of run(): the job's ranks (comm, or this process alone); the checks before any
+  // write and the resume (returns the step to continue from); the stop vote of every rank; the
+  // train and valid records; the checkpoint (every rank checks the weights agree, rank 0 writes);
+  // summary.json.
+  Comm& bind_comm(Comm* comm);
+  int64_t open_run(const RunDirectory& dir, const Json& resolved, const TrainerOptions& options);
+  // The signal a rank was stopped by (0: none), agreed across ranks.
+  int stop_voted(const TrainerOptions& options);
+  Json train_record(int64_t step, const StepResult& r, double lr, int64_t tokens, double elapsed,
+                    int64_t skipped_steps);
+  EvalResult validate(int64_t step, MetricsSink& sink);
+  void save_on_all_ranks(const RunDirectory& dir, int64_t step);
+  Json summary_json(const TrainSummary& summary);
   // Rank 0's weights, optimizer and loss-scaler state to every rank (after init or a resume).
   void broadcast_state(int64_t& start_step);
   std::string weights_digest() const;
