@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import math
 import os
-from typing import Any, Iterable, Mapping, Optional, Union
+from typing import Any, Mapping, Optional, Union
 
 from . import _scalelab
 
@@ -36,14 +36,14 @@ def toml_value(value: Any) -> str:
     raise TypeError(f"config value {value!r}: expected bool, int, float, str or a list of them")
 
 
-def _merged(base: dict, top: Mapping) -> dict:
-    """``base`` with ``top`` laid over it, section by section (the file wins over the preset)."""
-    out = dict(base)
-    for key, value in top.items():
-        if isinstance(value, Mapping) and isinstance(out.get(key), dict):
-            out[key] = _merged(out[key], value)
+def _assignments(values: Mapping, prefix: str = "") -> list:
+    """``--set`` assignments "section.key=<TOML>" for a mapping of dotted keys or nested sections."""
+    out = []
+    for key, value in values.items():
+        if isinstance(value, Mapping):
+            out += _assignments(value, f"{prefix}{key}.")
         else:
-            out[key] = value
+            out.append(f"{prefix}{key}={toml_value(value)}")
     return out
 
 
@@ -66,22 +66,19 @@ class Config:
     def __init__(self, source: Union[PathLike, Mapping, None] = None, *, preset: Optional[str] = None,
                  set: Optional[Mapping[str, Any]] = None) -> None:
         path = ""
-        data: Optional[Mapping] = None
+        assignments: list = []
         if isinstance(source, Mapping):
-            data = source
             if preset is None and isinstance(source.get("preset"), str):
                 preset = source["preset"]  # as a file's top-level preset = "..." key
+            assignments = _assignments({k: v for k, v in source.items() if k != "preset"})
         elif source is not None:
             path = os.fspath(source)
             if not os.path.exists(path):
                 raise FileNotFoundError(f"config: {path}: no such file")
-        tree = json.loads(_scalelab.merge_config(path, preset or "", []))
-        if data is not None:
-            tree = _merged(tree, data)
-        self._tree: dict = tree
-        self._resolved: dict = self._resolve(tree)
         if set:
-            self.set(set)
+            assignments += _assignments(set)
+        self._tree: dict = json.loads(_scalelab.build_config(path, preset or "", assignments))
+        self._resolved: dict = self._resolve(self._tree)
 
     @staticmethod
     def _resolve(tree: Mapping) -> dict:
@@ -108,13 +105,9 @@ class Config:
         A mapping of keys to values sets them all, then validates once. On an error nothing
         changes.
         """
-        updates: Iterable = key.items() if isinstance(key, Mapping) else [(key, value)]
-        tree_json = json.dumps(self._tree)
-        for k, v in updates:
-            tree_json = _scalelab.apply_override(tree_json, f"{k}={toml_value(v)}")
-        tree = json.loads(tree_json)
-        resolved = self._resolve(tree)
-        self._tree, self._resolved = tree, resolved
+        updates = _assignments(key if isinstance(key, Mapping) else {key: value})
+        tree = json.loads(_scalelab.set_values(json.dumps(self._tree), updates))
+        self._tree, self._resolved = tree, self._resolve(tree)
         return self
 
     def get(self, key: str) -> Any:
@@ -136,7 +129,9 @@ class Config:
 
     def copy(self) -> "Config":
         """An independent copy."""
-        return Config(json.loads(json.dumps(self._tree)))
+        other = Config.__new__(Config)
+        other._tree, other._resolved = json.loads(json.dumps(self._tree)), json.loads(json.dumps(self._resolved))
+        return other
 
     def _tree_json(self) -> str:
         return json.dumps(self._tree)

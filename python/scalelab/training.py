@@ -81,7 +81,8 @@ def train(config: Union[Config, dict, PathLike], steps: Optional[int] = None,
 
     ``steps`` and ``run_dir`` override train.steps and train.run_dir. ``callback(step, record)``
     gets every metrics record (``record["split"]`` is "train" or "valid"); an exception in it
-    stops the run after the step in progress (the checkpoint holds that step) and is re-raised.
+    stops the run after the next step (the record comes after its step; the trainer finishes the
+    following one, logs it and writes the checkpoint) and is then re-raised.
     ``resume=True`` continues from the run directory's checkpoint (``--resume``). ``progress``
     prints the command line's progress lines to the process's stderr.
 

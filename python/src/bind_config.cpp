@@ -18,23 +18,29 @@ RunConfig parse_config_text(const std::string& tree_json) {
 }
 
 void bind_config(nb::module_& m) {
+  // The tree stays in C++ from the overrides to the validation: a value such as inf has no JSON
+  // text, so it must meet the validation (and its message) before the tree is written as JSON.
+  // A validated tree holds finite numbers only, so its JSON text is exact.
   m.def(
-      "merge_config",
+      "build_config",
       [](const std::string& path, const std::string& preset, const std::vector<std::string>& overrides) {
-        return merge_config_sources({.path = path, .preset = preset, .overrides = overrides}).dump();
-      },
-      nb::arg("path"), nb::arg("preset"), nb::arg("overrides"),
-      "The config tree (JSON) of a TOML file (may be empty), a preset (may be empty) and "
-      "section.key=value overrides, layered as `scalelab train --config --preset --set` does.");
-  m.def(
-      "apply_override",
-      [](const std::string& tree_json, const std::string& assignment) {
-        Json tree = Json::parse(tree_json);
-        apply_override(tree, assignment);
+        const Json tree = merge_config_sources({.path = path, .preset = preset, .overrides = overrides});
+        parse_run_config(tree);
         return tree.dump();
       },
-      nb::arg("tree_json"), nb::arg("assignment"),
-      "The tree with one section.key=value override applied (the value read as TOML).");
+      nb::arg("path"), nb::arg("preset"), nb::arg("overrides"),
+      "The validated config tree (JSON) of a TOML file (may be empty), a preset (may be empty) and "
+      "section.key=value overrides, layered as `scalelab train --config --preset --set` does.");
+  m.def(
+      "set_values",
+      [](const std::string& tree_json, const std::vector<std::string>& assignments) {
+        Json tree = Json::parse(tree_json);
+        for (const std::string& a : assignments) apply_override(tree, a);
+        parse_run_config(tree);
+        return tree.dump();
+      },
+      nb::arg("tree_json"), nb::arg("assignments"),
+      "The validated tree with section.key=value overrides applied (each value read as TOML).");
   m.def(
       "resolve_config",
       [](const std::string& tree_json) { return run_config_to_json(parse_config_text(tree_json)).dump(); },

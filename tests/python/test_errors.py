@@ -42,9 +42,7 @@ def table():
 def cfg(*pairs, base="copy"):
     """The small copy task (the table's $COPY) or a fixture config, with overrides."""
     c = scalelab.Config(SOURCE / "configs" / "copy.toml", set=SMALL_COPY) if base == "copy" else scalelab.Config(base)
-    for i in range(0, len(pairs), 2):
-        c.set(pairs[i], pairs[i + 1])
-    return c
+    return c.set(dict(zip(pairs[::2], pairs[1::2])))  # validated together, as --set options are
 
 
 def train(*pairs, steps=None, resume=False, base="copy"):
