@@ -12,6 +12,7 @@ packages=(
   libtomlplusplus-dev libcli11-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-numpy python3-torch
+  python3-venv python3-dev  # the Python package's venv and headers (docs/python.md)
   # PyTorch's BLAS: without OpenBLAS, Debian's torch falls back to the reference BLAS (~1.4 GFLOP/s),
   # which would make it a meaningless peer in the benchmarks.
   libopenblas0-pthread
@@ -37,5 +38,25 @@ if ((${#missing[@]})); then
   apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
-cmake -S "$here" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+# The Python package (docs/python.md): a venv in the build directory with the binding library and
+# what its tests and the example notebook use, from PyPI (pinned; skipped when already there).
+# CMake builds the extension module with that interpreter. Without network the module is not
+# built and its tests say so.
+venv="$build_dir/.venv"
+python_packages=(nanobind==3.1.0 scikit-build-core==1.1.2 numpy==2.4.6 pytest==9.2.0
+                 nbclient==0.11.0 nbformat==5.11.1 ipykernel==7.4.0 matplotlib==3.11.2)
+python_args=()
+if [ ! -x "$venv/bin/python" ]; then
+  python3 -m venv "$venv" || echo "setup: cannot create $venv (python3-venv); the Python module is not built" >&2
+fi
+if [ -x "$venv/bin/python" ]; then
+  if ! "$venv/bin/python" -c 'import nanobind, scikit_build_core, numpy, pytest, nbclient, ipykernel, matplotlib' 2>/dev/null; then
+    echo "setup: installing ${python_packages[*]} into $venv"
+    "$venv/bin/python" -m pip install -q --disable-pip-version-check "${python_packages[@]}" ||
+      echo "setup: pip install failed; the Python module may not be built" >&2
+  fi
+  python_args=(-DPython_EXECUTABLE="$venv/bin/python")
+fi
+
+cmake -S "$here" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release "${python_args[@]}" >/dev/null
 cmake --build "$build_dir" -j"$(nproc)"
