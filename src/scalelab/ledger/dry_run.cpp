@@ -17,9 +17,9 @@ namespace scalelab::ledger {
 namespace {
 
 // Multiply-adds per second of one single-threaded run, measured on the quick copy task (a 150-step
-// quick run of the ledger's base model takes about 1 s on an Intel Xeon @ 2.1 GHz); an estimate
-// for planning only, which a faster or slower CPU scales.
-constexpr double kMultiplyAddsPerSecond = 1.0e9;
+// run of the ledger's quick model, 6.3e9 by run_seconds' count, took 2.3-2.5 s on an AMD EPYC
+// shared with other work); an estimate for planning only, which another CPU scales.
+constexpr double kMultiplyAddsPerSecond = 2.5e9;
 
 // A run's multiply-adds: forward and backward (3x) over its tokens, or a probe's forward passes.
 double run_seconds(const RunSpec& spec) {
@@ -57,6 +57,7 @@ DryRun dry_run(const CheckOptions& o, std::ostream& out) {
   const RunCache cache((fs::path(o.out) / "cache").string());
   const bool have_cache = fs::is_directory(fs::path(o.out) / "cache");
   std::set<std::string> first, tuned_arms;
+  bool any_tuned = false;
   std::map<std::string, double> shared_rate_runs;  // key -> estimated seconds
   double first_seconds = 0, later_min_seconds = 0, later_max_seconds = 0;
   for (const Claim& c : claims) {
@@ -87,6 +88,7 @@ DryRun dry_run(const CheckOptions& o, std::ostream& out) {
             << ": " << slots.size() << " run(s), " << slots.size() - size_t(fresh) << " shared with an arm listed above\n";
         continue;
       }
+      any_tuned = true;
       const int64_t swept = arm.lr_rank_all_seeds ? int64_t(arm.seeds.size()) : 1;
       const int64_t rest = int64_t(arm.seeds.size()) - swept;
       out << arm.grid.size() << " learning rate(s) (";
@@ -116,10 +118,11 @@ DryRun dry_run(const CheckOptions& o, std::ostream& out) {
   if (have_cache) out << " (" << d.first_round_cached << " in the cache)";
   if (d.later_max > 0) {
     out << ", then " << d.later_min << " to " << d.later_max << " more: " << d.first_round + d.later_min << " to "
-        << d.first_round + d.later_max << " run(s) in all (more if a learning-rate grid grows past its edge)";
+        << d.first_round + d.later_max << " run(s) in all";
   } else {
     out << ": " << d.first_round << " run(s) in all";
   }
+  if (any_tuned) out << " (more if a learning-rate grid grows past its edge)";
   out << "\nestimated time: " << duration_text(d.seconds_min);
   if (d.seconds_max > d.seconds_min) out << " to " << duration_text(d.seconds_max);
   out << " with " << d.jobs << " job(s) (rough: " << kMultiplyAddsPerSecond / 1e9
