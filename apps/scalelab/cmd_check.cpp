@@ -9,6 +9,8 @@
 #include "program_option.hpp"
 #include "scalelab/ledger/check.hpp"
 #include "scalelab/report/gnuplot.hpp"
+#include "scalelab/ledger/dry_run.hpp"
+#include "scalelab/ledger/user_claims.hpp"
 #include "scalelab/report/write_report.hpp"
 
 namespace scalelab::cli {
@@ -31,6 +33,9 @@ void add_check(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--seeds", o->seeds, "seeds of training claims (>= 3; 0: 3); init-time claims use max(8, this)")
       ->capture_default_str();
+  cmd->add_option("--claims", o->claim_files, "a claim file of your own (docs/claims-file.md), run with the built-ins; repeatable");
+  auto dry = std::make_shared<bool>(false);
+  cmd->add_flag("--dry-run", *dry, "print the runs the selected claims would do and an estimated time; run and write nothing");
   cmd->add_flag("--no-report", *no_report, "write the ledger's JSON and summary.md only, not report.html");
   cmd->add_option("--gnuplot", *gnuplot,
                   "gnuplot program for the report's plots; checked before the run (one that cannot run is an error)")
@@ -40,12 +45,22 @@ void add_check(CLI::App& app) {
   cmd->add_flag("--quiet,-q", [o](int64_t) { o->progress = nullptr; }, "no progress lines");
   o->progress = &std::cerr;
   o->progress_on_terminal = ::isatty(::fileno(stderr)) != 0;
-  cmd->callback([o, only, no_report, gnuplot, list, cmd] {
+  cmd->callback([o, only, no_report, gnuplot, list, dry, cmd] {
     if (*list) {
       if (world->rank() == 0) std::cout << ledger::claims_markdown();
       return;
     }
-    if (cmd->count("--only") > 0) o->only = ledger::parse_claim_ids(*only);  // "" is an error, not "all"
+    if (cmd->count("--only") > 0) {  // "" is an error, not "all"
+      std::vector<std::string> user_ids;
+      ledger::LedgerMode mode;
+      mode.quick = o->quick;
+      for (const ledger::Claim& c : ledger::load_claim_files(o->claim_files, mode)) user_ids.push_back(c.info.id);
+      o->only = ledger::parse_claim_ids(*only, user_ids);
+    }
+    if (*dry) {
+      if (world->rank() == 0) ledger::dry_run(*o, std::cout);
+      return;
+    }
     // The report's gnuplot, before the long run: one asked for by name must work; without one
     // in PATH the report has no plots, and the user hears it now rather than after the run.
     if (!*no_report && cmd->count("--gnuplot") > 0) report::check_gnuplot(*gnuplot);

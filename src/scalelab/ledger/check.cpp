@@ -25,6 +25,7 @@
 #include "scalelab/ledger/eta.hpp"
 #include "scalelab/ledger/earlier_claims.hpp"
 #include "scalelab/ledger/out_dir.hpp"
+#include "scalelab/ledger/user_claims.hpp"
 
 namespace fs = std::filesystem;
 
@@ -120,19 +121,24 @@ std::string claims_markdown() {
   return md.str();
 }
 
-std::vector<std::string> parse_claim_ids(const std::string& list) {
+std::vector<std::string> parse_claim_ids(const std::string& list, const std::vector<std::string>& user_ids) {
   std::vector<std::string> ids;
   std::stringstream in(list);
   std::string item;
   while (std::getline(in, item, ',')) {
     item.erase(std::remove_if(item.begin(), item.end(), ::isspace), item.end());
     if (item.empty()) continue;
+    if (std::find(user_ids.begin(), user_ids.end(), item) != user_ids.end()) {
+      if (std::find(ids.begin(), ids.end(), item) == ids.end()) ids.push_back(item);
+      continue;
+    }
     std::transform(item.begin(), item.end(), item.begin(), ::toupper);
     bool known = false;
     for (const Claim& c : all_claims()) known = known || c.info.id == item;
     if (!known) {
       std::string allowed;
       for (const Claim& c : all_claims()) allowed += (allowed.empty() ? "" : ",") + c.info.id;
+      for (const std::string& id : user_ids) allowed += "," + id;
       throw_error("--only: unknown claim ID \"", item, "\"; allowed: ", allowed);
     }
     if (std::find(ids.begin(), ids.end(), item) == ids.end()) ids.push_back(item);
@@ -335,6 +341,8 @@ CheckResult run_check(const CheckOptions& o) {
   mode.quick = o.quick;
   if (o.seeds > 0) mode.train_seeds = o.seeds;
   mode.init_seeds = std::max<int64_t>(8, mode.train_seeds);
+  // The claims (user claim files validated) before anything is written.
+  const std::vector<Claim> claims = select_claims(o.only, o.claim_files, mode);
   OutDirLock out_lock;  // held until the ledger is written (ledger/out_dir.hpp)
   agree_on_errors(comm, [&] {
     if (root) out_lock = prepare_out_dir(o.out);
@@ -343,14 +351,10 @@ CheckResult run_check(const CheckOptions& o) {
   auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
 
   // Plan.
-  std::vector<const Claim*> claims;
-  for (const Claim& c : all_claims())
-    if (o.only.empty() || std::find(o.only.begin(), o.only.end(), c.info.id) != o.only.end())
-      claims.push_back(&c);
   std::vector<ClaimRun> runs;
-  for (const Claim* c : claims) {
-    runs.emplace_back(c->info, mode);
-    c->plan(runs.back());
+  for (const Claim& c : claims) {
+    runs.emplace_back(c.info, mode);
+    c.plan(runs.back());
   }
 
   CheckResult result;
@@ -440,10 +444,10 @@ CheckResult run_check(const CheckOptions& o) {
   Json summaries = Json::array();
   for (size_t ci = 0; ci < runs.size(); ++ci) {
     const auto e0 = std::chrono::steady_clock::now();
-    const Verdict v = runs[ci].checked_for_lr_edges(claims[ci]->evaluate(runs[ci]));
+    const Verdict v = runs[ci].checked_for_lr_edges(claims[ci].evaluate(runs[ci]));
     if (runs[ci].has_tuned_arms() && !runs[ci].learning_rate_is_subject()) {
       ClaimRun shared = runs[ci].at_shared_rates();
-      const Verdict sv = claims[ci]->evaluate(shared);
+      const Verdict sv = claims[ci].evaluate(shared);
       runs[ci].set_sensitivity(sv, shared);
     }
     const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - e0).count();

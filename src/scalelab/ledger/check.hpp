@@ -20,6 +20,7 @@ namespace scalelab::ledger {
 struct CheckOptions {
   bool quick = false;
   std::vector<std::string> only;       // claim IDs; empty: all
+  std::vector<std::string> claim_files;  // user claim files (docs/claims-file.md), run with the built-ins
   std::string out = "scalelab-report";
   int64_t jobs = 0;                    // runs side by side; 0: the number of cores
   int64_t seeds = 0;                   // training seeds; 0: 3 (init-time claims: max(8, seeds))
@@ -44,6 +45,7 @@ CheckResult run_check(const CheckOptions& options);
 std::string claims_markdown();
 
 // Splits "E3,A4, b1" into normalised IDs; throws Error naming an unknown ID and the allowed ones.
-std::vector<std::string> parse_claim_ids(const std::string& list);
+// `user_ids` (claims from --claims files) are matched exactly, before the built-ins.
+std::vector<std::string> parse_claim_ids(const std::string& list, const std::vector<std::string>& user_ids = {});
 
 }  // namespace scalelab::ledger

@@ -376,9 +376,10 @@ Ledger read_ledger(const std::string& dir) {
     LedgerEntry entry;
     entry.id = e.str("id", true);
     if (ledger.claims.count(entry.id)) e.fail("id", "= " + q(entry.id) + ": listed twice");
+    // An id names a file (claims/<ID>.json): letters, digits, '-' and '_' (E1, A13, a user's qk-norm_256).
     for (char ch : entry.id)
-      if (!std::isalnum(static_cast<unsigned char>(ch)))
-        e.fail("id", "= " + q(entry.id) + ": claim ids are letters and digits (E1, A13, ...)");
+      if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '-' && ch != '_')
+        e.fail("id", "= " + q(entry.id) + ": claim ids are letters, digits, '-' and '_' (E1, A13, qk-norm)");
     entry.verdict = parse_verdict(e);
     entry.condition = e.str("condition");
     entry.provisional = e.boolean("provisional");
