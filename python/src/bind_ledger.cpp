@@ -58,7 +58,8 @@ class LineToPython : public std::streambuf {
 
 nb::tuple check(bool quick, std::optional<std::vector<std::string>> only, const std::string& out, int64_t jobs,
                 int64_t seeds, nb::object on_progress, bool write_html, const std::string& gnuplot) {
-  ledger::CheckOptions options{.quick = quick, .out = out, .jobs = jobs, .seeds = seeds};
+  ledger::CheckOptions options;
+  options.quick = quick, options.out = out, options.jobs = jobs, options.seeds = seeds;
   if (only) {
     std::string list;
     for (const std::string& id : *only) list += (list.empty() ? "" : ",") + id;
