@@ -71,7 +71,7 @@ DryRun dry_run(const CheckOptions& o, std::ostream& out) {
         const RunSpec spec = arm.spec_at(slot);
         if (!first.insert(spec.key()).second) continue;
         ++fresh;
-        if (have_cache && cache.find(spec.key(), nullptr)) {
+        if (have_cache && cache.find(spec.key(), spec.kind, nullptr)) {
           ++d.first_round_cached;
         } else {
           first_seconds += run_seconds(spec);
