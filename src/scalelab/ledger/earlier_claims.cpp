@@ -1,5 +1,7 @@
 #include "scalelab/ledger/earlier_claims.hpp"
 
+#include <algorithm>
+
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -63,6 +65,12 @@ void keep_earlier_claims(const std::string& out, Json& ledger, std::ostream* pro
     } else {
       unreadable.push_back("claims/" + id + ".json");
     }
+  }
+  // This run's user claims (claim files) follow the built-in ones, in the order they ran.
+  for (const Json& c : ledger["claims"]) {
+    const std::string id = c["id"].get<std::string>();
+    if (std::none_of(all_claims().begin(), all_claims().end(), [&](const Claim& b) { return b.info.id == id; }))
+      merged.push_back(c);
   }
   ledger["claims"] = std::move(merged);
   ledger["earlier_claims"] = kept;
