@@ -1,15 +1,23 @@
 #!/usr/bin/python3
-"""Training-step speed of scalelab against PyTorch 1.13 and against the FMA peak, in one run.
+"""Training-step speed of scalelab against today's peers and against the FMA peak, in one run.
 
-For each thread count: the FP32 FMA peak (train_step_bench's fma_peak) and the bf16 dot-product
-peak (bf16_dot_peak: what bounds a bf16 GEMM without AMX), scalelab's four
-configurations in f32 and with bf16 matmuls (train_step_bench, median of --repeats), and PyTorch's
-(bench/torch_train_step.py) as installed, with OPENBLAS_CORETYPE=Cooperlake, and with CPU autocast
-to bf16; the faster f32 PyTorch is the peer. Prints one markdown table (and --json for the rows).
+Peers (bench/peers/setup.sh installs them into a virtual environment, build/peers-venv):
+PyTorch 2 eager, PyTorch 2 torch.compile, and JAX jit, each a port of the same step
+(bench/peers/peer_step.py: the model read from scalelab's initial checkpoint, the same batch,
+loss, clipping and Adam, dropout off, f32). For each configuration and thread count: the FP32 FMA
+peak (train_step_bench's fma_peak, in the same run), scalelab (train_step_bench, median of
+--repeats), then each peer (median of --repeats timed steps). Per engine: target tokens/s, model
+GFLOP/s as a fraction of the FMA peak, and the ratio to the fastest peer of the row.
 
-Model FLOPs per step are counted on paper (src/scalelab/model/flops.hpp: matrix products only,
-backward 2× forward, attention backward 2.5× its forward, causal attention half).
-Usage: bench/compare_train_step.py [--build build] [--threads 1 2] [--repeats 5] [--config NAME ...]
+The same-step check: bench/train_step_check writes scalelab's initial weights, batch and the loss
+after 3 steps; every peer process first runs the same 3 steps from those weights and its loss after
+them must agree with scalelab's to --tolerance relative (1e-4), else the script fails (exit 1)
+after printing the table.
+
+bf16: measured only where the CPU has bf16 GEMM hardware (AVX512-BF16 or AMX, `scalelab info`);
+elsewhere the output says so. Model FLOPs per step are counted on paper (model/flops.hpp).
+Usage: bench/compare_train_step.py [--build build] [--venv build/peers-venv] [--threads 1 2]
+       [--repeats 3] [--config NAME ...] [--json FILE]
 """
 import argparse
 import json
@@ -17,118 +25,160 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CONFIGS = ["encoder_decoder", "decoder_only", "large_decoder", "small"]
+LABELS = {"encoder_decoder": "(a) encoder_decoder", "decoder_only": "(b) decoder_only",
+          "large_decoder": "(c) large_decoder", "small": "small"}
+PEERS = ["torch", "torch_compile", "jax"]
+PEER_NAMES = {"torch": "PyTorch eager", "torch_compile": "torch.compile", "jax": "JAX jit"}
 
 
-def run_scalelab(build, threads, configs, repeats):
-    """Medians of train_step_bench over `repeats` repetitions: {name: seconds}, plus the FMA peak."""
+def scalelab_info(build):
+    out = subprocess.run([os.path.join(build, "scalelab"), "info"], check=True, capture_output=True,
+                         text=True).stdout
+    info = dict(line.split(": ", 1) for line in out.splitlines() if ": " in line)
+    return info
+
+
+def run_scalelab(build, threads, configs, repeats, bf16):
+    """Medians of train_step_bench: {run_name: benchmark}, with the FMA peak of this thread count."""
     names = "|".join(configs)
-    regex = f"^(fma_peak/{threads}|bf16_dot_peak/{threads}|train_step/({names})/{threads}/[01]/)"
+    precisions = "[01]" if bf16 else "0"
+    regex = f"^(fma_peak/{threads}|train_step/({names})/{threads}/{precisions}/)"
     cmd = [os.path.join(build, "bench", "train_step_bench"), f"--benchmark_filter={regex}",
            f"--benchmark_repetitions={repeats}", "--benchmark_report_aggregates_only=true",
-           "--benchmark_min_time=0.1", "--benchmark_format=json"]
+           "--benchmark_format=json"]
     env = dict(os.environ, OMP_NUM_THREADS=str(threads))
     out = subprocess.run(cmd, env=env, check=True, capture_output=True, text=True).stdout
     rows = {}
     for b in json.loads(out)["benchmarks"]:
-        if b.get("error_occurred"):  # bf16_dot_peak without avx512bf16: reported as absent
-            rows[b["run_name"]] = b
-            continue
         # One repetition has no aggregates: its single run is the median.
-        if b.get("aggregate_name") != "median" and not (repeats == 1 and b.get("run_type") == "iteration"):
-            continue
-        rows[b["run_name"]] = b
+        if b.get("aggregate_name") == "median" or (repeats == 1 and b.get("run_type") == "iteration"):
+            rows[b["run_name"].split("/min_time")[0].replace("/real_time", "")] = b
     return rows
 
 
-def run_torch(threads, configs, repeats, coretype=None, bf16=False):
-    env = dict(os.environ)
-    if coretype:
-        env["OPENBLAS_CORETYPE"] = coretype
-    cmd = ["/usr/bin/python3", os.path.join(HERE, "torch_train_step.py"), "--threads", str(threads),
-           "--repeats", str(repeats)] + [a for c in configs for a in ("--config", c)]
-    if bf16:
-        cmd.append("--bf16")
-    out = subprocess.run(cmd, env=env, check=True, capture_output=True, text=True).stdout
-    return {r["config"]: r for r in map(json.loads, out.splitlines())}
+def make_check(build, config, workdir):
+    ckpt = os.path.join(workdir, f"{config}.safetensors")
+    out = subprocess.run([os.path.join(build, "bench", "train_step_check"), config, ckpt],
+                         check=True, capture_output=True, text=True).stdout
+    path = os.path.join(workdir, f"{config}.json")
+    with open(path, "w") as f:
+        f.write(out)
+    return path, ckpt, json.loads(out)
+
+
+def run_peer(venv, framework, threads, check_path, ckpt, repeats):
+    env = dict(os.environ, OMP_NUM_THREADS=str(threads), MKL_NUM_THREADS=str(threads))
+    cmd = [os.path.join(venv, "bin", "python"), os.path.join(HERE, "peers", "peer_step.py"),
+           "--framework", framework, "--check", check_path, "--checkpoint", ckpt,
+           "--threads", str(threads), "--repeats", str(repeats), "--warmup", "1"]
+    if framework == "jax":
+        # XLA has no thread-count switch for its CPU client: one thread is one CPU (taskset) and no
+        # Eigen pool; two threads are the machine's two CPUs.
+        if threads == 1:
+            env["XLA_FLAGS"] = "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1"
+            cmd = ["taskset", "-c", "0"] + cmd
+    r = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    if r.returncode != 0:
+        return {"error": (r.stderr.strip().splitlines() or ["exit " + str(r.returncode)])[-1]}
+    return json.loads(r.stdout.strip().splitlines()[-1])
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--build", default=os.path.join(HERE, "..", "build"))
+    ap.add_argument("--venv", default=None, help="the peers' environment (default: BUILD/peers-venv)")
     ap.add_argument("--threads", type=int, nargs="+", default=[1, 2])
-    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--config", action="append", choices=CONFIGS)
+    ap.add_argument("--tolerance", type=float, default=1e-4)
     ap.add_argument("--json", help="also write the rows to this file")
     args = ap.parse_args()
+    build = os.path.abspath(args.build)
+    venv = os.path.abspath(args.venv or os.path.join(build, "peers-venv"))
+    if not os.path.exists(os.path.join(venv, "bin", "python")):
+        sys.exit(f"compare_train_step: no peers' environment at {venv}: run bench/peers/setup.sh")
     configs = args.config or CONFIGS
-    rows = []
-    dot_peaks = []  # (threads, FMA peak, bf16 dot-product peak or None)
+    info = scalelab_info(build)
+    bf16_line = info.get("bf16 matmul (train.matmul_precision = \"bf16\")", "")
+    bf16_hw = not bf16_line.startswith("no bf16 hardware")
+    load_start = os.getloadavg()
+    workdir = tempfile.mkdtemp(prefix="compare_train_step.", dir=build)
+    checks = {c: make_check(build, c, workdir) for c in configs}
+    rows, failures = [], []
     for t in args.threads:
-        sl = run_scalelab(args.build, t, configs, args.repeats)
-        peak = sl[f"fma_peak/{t}/real_time"]["flops"]
-        dot = sl.get(f"bf16_dot_peak/{t}/real_time", {})
-        dot_peaks.append((t, peak, None if dot.get("error_occurred") else dot.get("flops")))
-        torch_installed = run_torch(t, configs, args.repeats)
-        torch_cooper = run_torch(t, configs, args.repeats, "Cooperlake")
-        torch_bf16 = run_torch(t, configs, args.repeats, "Cooperlake", bf16=True)
+        sl = run_scalelab(build, t, configs, args.repeats, bf16_hw)
+        peak = sl[f"fma_peak/{t}"]["flops"]
         for c in configs:
-            f32 = sl[f"train_step/{c}/{t}/0/min_time:3.000/real_time"]
-            bf16 = sl[f"train_step/{c}/{t}/1/min_time:3.000/real_time"]
-            installed, cooper = torch_installed[c], torch_cooper[c]
-            best = installed if installed["tokens_per_s"] >= cooper["tokens_per_s"] else cooper
-            peer = best["tokens_per_s"]
-            tokens = f32["items_per_second"] * f32["real_time"] / 1e3  # target tokens per step
-            rows.append({
-                "config": c, "threads": t, "fma_peak_gflops": peak / 1e9,
-                "gflop_per_step": f32["flops_per_step"] / 1e9,
-                "scalelab_tok_s": f32["items_per_second"], "scalelab_gflops": f32["model_flops"] / 1e9,
-                "fraction_of_peak": f32["model_flops"] / peak,
-                "steps_per_s": 1e3 / f32["real_time"],  # real_time is in ms (Unit(kMillisecond))
-                "torch_tok_s": peer, "torch_setting": "installed" if best is installed else "Cooperlake",
-                # On one thread, tokens per CPU-second of the busy thread: what a loaded machine
-                # distorts least (the wall-clock figures need an idle machine).
-                "scalelab_tok_cpu_s": tokens / (f32["cpu_time"] / 1e3) if t == 1 else None,
-                "torch_tok_cpu_s": max(installed["tokens_per_cpu_s"], cooper["tokens_per_cpu_s"]) if t == 1 else None,
-                "ratio_vs_torch": f32["items_per_second"] / peer,
-                "scalelab_bf16_tok_s": bf16["items_per_second"],
-                "bf16_over_f32": bf16["items_per_second"] / f32["items_per_second"],
-                "torch_bf16_tok_s": torch_bf16[c]["tokens_per_s"],
-            })
+            check_path, ckpt, check = checks[c]
+            f32 = sl[f"train_step/{c}/{t}/0"]
+            flop_step = f32["flops_per_step"]
+            tokens = len(check["tgt_out"])
+            engines = {"scalelab": f32["items_per_second"]}
+            row = {"config": c, "threads": t, "fma_peak_gflops": peak / 1e9,
+                   "gflop_per_step": flop_step / 1e9, "tokens_per_step": tokens,
+                   "scalelab_loss_after_3": check["loss_after"], "peers": {}}
+            if bf16_hw:
+                engines["scalelab bf16"] = sl[f"train_step/{c}/{t}/1"]["items_per_second"]
+            for p in PEERS:
+                r = run_peer(venv, p, t, check_path, ckpt, args.repeats)
+                row["peers"][p] = r
+                if "error" in r:
+                    failures.append(f"{c}/{t}: {p} failed: {r['error']}")
+                    continue
+                rel = abs(r["loss_after"] - check["loss_after"]) / abs(check["loss_after"])
+                r["loss_rel_diff"] = rel
+                if not rel <= args.tolerance:
+                    failures.append(f"{c}/{t}: {p}'s loss after 3 steps {r['loss_after']:.7g} against "
+                                    f"scalelab's {check['loss_after']:.7g}: {rel:.2e} relative > {args.tolerance:g}")
+                engines[p] = r["tokens_per_s"]
+            fastest_peer = max((engines[p] for p in PEERS if p in engines), default=float("nan"))
+            row["engines"] = {e: {"tokens_per_s": v, "fraction_of_peak": v / tokens * flop_step / peak,
+                                  "ratio_to_fastest_peer": v / fastest_peer} for e, v in engines.items()}
+            rows.append(row)
             print(f"# {c} / {t} thread(s) done", file=sys.stderr, flush=True)
-    print(f"load average at the end: {os.getloadavg()[0]:.1f} (on {os.cpu_count()} CPUs)")
-    print("| config | threads | FMA peak GFLOP/s | GFLOP/step | scalelab f32 tok/s (steps/s) | "
-          "model GFLOP/s | of peak | PyTorch f32 tok/s | scalelab / PyTorch | scalelab bf16 tok/s | "
-          "bf16 / f32 | PyTorch bf16 tok/s |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    load_end = os.getloadavg()
+
+    versions = sorted({r["peers"][p]["version"] for r in rows for p in PEERS if "version" in r["peers"][p]})
+    print(f"cpu: {info.get('cpu', '?')}; {os.cpu_count()} CPUs; gemm: {info.get('gemm', '?')}")
+    print(f"peers: {', '.join(versions)}; scalelab {info.get('scalelab', '').strip() or '(this build)'}")
+    print(f"load average (1 min) at the start {load_start[0]:.1f}, at the end {load_end[0]:.1f}")
+    print("cells: target tokens/s · model GFLOP/s as a fraction of the FMA peak · ratio to the fastest "
+          "peer of the row; medians of " + str(args.repeats) + " (f32, dropout off)")
+    engines = ["scalelab"] + (["scalelab bf16"] if bf16_hw else []) + PEERS
+    print("| config | threads | FMA peak GFLOP/s | GFLOP/step | " +
+          " | ".join(PEER_NAMES.get(e, e) for e in engines) + " |")
+    print("|---|---|---|---|" + "---|" * len(engines))
     for r in rows:
-        print(f"| {r['config']} | {r['threads']} | {r['fma_peak_gflops']:.0f} | {r['gflop_per_step']:.2f} | "
-              f"{r['scalelab_tok_s']:.0f} ({r['steps_per_s']:.1f}) | {r['scalelab_gflops']:.0f} | "
-              f"{r['fraction_of_peak']:.2f} | {r['torch_tok_s']:.0f} ({r['torch_setting']}) | "
-              f"{r['ratio_vs_torch']:.2f}× | {r['scalelab_bf16_tok_s']:.0f} | {r['bf16_over_f32']:.2f}× | "
-              f"{r['torch_bf16_tok_s']:.0f} |")
+        cells = []
+        for e in engines:
+            v = r["engines"].get(e)
+            cells.append("failed" if v is None else
+                         f"{v['tokens_per_s']:,.0f} · {v['fraction_of_peak']:.2f} · "
+                         f"{v['ratio_to_fastest_peer']:.2f}×")
+        print(f"| {LABELS[r['config']]} | {r['threads']} | {r['fma_peak_gflops']:.0f} | "
+              f"{r['gflop_per_step']:.2f} | " + " | ".join(cells) + " |")
     print()
-    print("Peaks of the multiply-add instructions (a GEMM cannot beat its instruction's peak; the bf16 "
-          "dot product vdpbf16ps is what a bf16 GEMM without AMX is built from):")
-    for t, fma, dot in dot_peaks:
-        if dot is None:
-            print(f"- {t} thread(s): FMA {fma / 1e9:.0f} GFLOP/s; bf16 dot product: no avx512bf16 here")
-        else:
-            print(f"- {t} thread(s): FMA {fma / 1e9:.0f} GFLOP/s; bf16 dot product {dot / 1e9:.0f} GFLOP/s "
-                  f"= {dot / fma:.2f}× the FMA peak")
-    cpu_rows = [r for r in rows if r["scalelab_tok_cpu_s"]]
-    if cpu_rows:
+    print("Same step (loss after 3 steps from scalelab's initial weights, relative to scalelab's):")
+    for r in rows:
+        diffs = ", ".join(f"{PEER_NAMES[p]} {r['peers'][p]['loss_rel_diff']:.1e}" for p in PEERS
+                          if "loss_rel_diff" in r["peers"][p])
+        print(f"- {r['config']} / {r['threads']} thread(s): scalelab {r['scalelab_loss_after_3']:.6f}; {diffs}")
+    if not bf16_hw:
         print()
-        print("| config (1 thread) | scalelab tok per CPU-s | PyTorch tok per CPU-s | ratio |")
-        print("|---|---|---|---|")
-        for r in cpu_rows:
-            print(f"| {r['config']} | {r['scalelab_tok_cpu_s']:.0f} | {r['torch_tok_cpu_s']:.0f} | "
-                  f"{r['scalelab_tok_cpu_s'] / r['torch_tok_cpu_s']:.2f}× |")
+        print("bf16: not measured: this CPU has no bf16 GEMM hardware (neither AVX512-BF16 nor AMX; "
+              "`scalelab info`), so bf16 could only round the operands before an f32 GEMM.")
     if args.json:
         with open(args.json, "w") as f:
-            json.dump(rows, f, indent=1)
+            json.dump({"info": info, "rows": rows, "failures": failures}, f, indent=1)
+    if failures:
+        print()
+        for f in failures:
+            print("FAIL:", f)
+        sys.exit(1)
 
 
 if __name__ == "__main__":

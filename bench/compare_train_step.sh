@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Training-step throughput, scalelab vs PyTorch 1.13 and vs the FMA peak, measured in the same run.
+# Training-step throughput of scalelab against PyTorch 2 (eager, torch.compile) and JAX (jit), and
+# against the FMA peak, all measured in the same run; fails when a peer's step differs from
+# scalelab's (bench/compare_train_step.py). The peers: bench/peers/setup.sh.
 # Usage: bench/compare_train_step.sh [build-dir] [extra args of compare_train_step.py]
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"

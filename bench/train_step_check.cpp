@@ -1,0 +1,60 @@
+// The standard training step (bench/standard_step.hpp) run for a few steps, written out so that the
+// peers of bench/compare_train_step.py can prove they compute the same step: the initial weights
+// (a checkpoint, docs/checkpoint.md), the batch, and the loss of every step and after the last
+// update, as one JSON object on stdout.
+//
+// Usage: train_step_check <encoder_decoder|decoder_only|large_decoder|small> <checkpoint-out> [steps]
+#include <cstdlib>
+#include <iostream>
+#include <string>
+
+#include "scalelab/core/error.hpp"
+#include "scalelab/model/checkpoint.hpp"
+#include "standard_step.hpp"
+
+namespace scalelab {
+namespace {
+
+bench::BenchShape shape_named(const std::string& name) {
+  if (name == "encoder_decoder") return bench::kEncoderDecoder;
+  if (name == "decoder_only") return bench::kDecoderOnly;
+  if (name == "large_decoder") return bench::kLargeDecoder;
+  if (name == "small") return bench::kSmall;
+  throw_error("configuration \"", name,
+              "\" is not one of encoder_decoder, decoder_only, large_decoder, small");
+}
+
+int run(int argc, char** argv) {
+  SL_CHECK(argc == 3 || argc == 4,
+           "usage: train_step_check <encoder_decoder|decoder_only|large_decoder|small> "
+           "<checkpoint-out> [steps]");
+  const int steps = argc == 4 ? std::atoi(argv[3]) : 3;
+  SL_CHECK(steps >= 1 && steps <= 100, "steps = ", argv[3], " is not allowed: use 1 to 100");
+  const bench::BenchShape shape = shape_named(argv[1]);
+  bench::StandardStep standard(shape);
+  const Json model_json = model_config_to_json(standard.model().config());
+  save_checkpoint(argv[2], standard.model(), Json{{"model", model_json}}, 0);
+  Json losses = Json::array();
+  for (int s = 0; s < steps; ++s) losses.push_back(standard.step());
+  const Json out = {{"config", argv[1]},        {"model", model_json},
+                    {"batch", shape.batch},     {"src_len", shape.src_len},
+                    {"tgt_len", shape.tgt_len},
+                    {"src", standard.src()},    {"tgt_in", standard.tgt_in()},
+                    {"tgt_out", standard.tgt_out()}, {"label_smoothing", 0.1},
+                    {"lr", 1e-4},               {"clip", 1.0},
+                    {"step_losses", losses},    {"loss_after", standard.loss()}};
+  std::cout << out.dump() << "\n";
+  return 0;
+}
+
+}  // namespace
+}  // namespace scalelab
+
+int main(int argc, char** argv) {
+  try {
+    return scalelab::run(argc, argv);
+  } catch (const std::exception& e) {
+    std::cerr << "train_step_check: " << e.what() << "\n";
+    return 2;
+  }
+}
