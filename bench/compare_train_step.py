@@ -7,7 +7,8 @@ PyTorch 2 eager, PyTorch 2 torch.compile, and JAX jit, each a port of the same s
 loss, clipping and Adam, dropout off, f32). For each configuration and thread count: the FP32 FMA
 peak (train_step_bench's fma_peak, in the same run), scalelab (train_step_bench, median of
 --repeats), then each peer (median of --repeats timed steps). Per engine: target tokens/s, model
-GFLOP/s as a fraction of the FMA peak, and the ratio to the fastest peer of the row.
+GFLOP/s as a fraction of the FMA peak (read before and after the engines of a thread count, the
+higher reading kept), and the ratio to the fastest peer of the row.
 
 The same-step check: bench/train_step_check writes scalelab's initial weights, batch and the loss
 after 3 steps; every peer process first runs the same 3 steps from those weights and its loss after
@@ -36,17 +37,29 @@ PEER_NAMES = {"torch": "PyTorch eager", "torch_compile": "torch.compile", "jax":
 
 
 def scalelab_info(build):
-    out = subprocess.run([os.path.join(build, "scalelab"), "info"], check=True, capture_output=True,
-                         text=True).stdout
+    r = subprocess.run([os.path.join(build, "scalelab"), "info"], capture_output=True, text=True)
+    if r.returncode != 0:  # the table is still worth printing; say what is missing
+        return {"cpu": "(scalelab info failed: " + (r.stderr.strip() or "exit " + str(r.returncode)) + ")"}
+    out = r.stdout
     info = dict(line.split(": ", 1) for line in out.splitlines() if ": " in line)
     return info
+
+
+def bf16_hardware(build):
+    """True when the CPU has bf16 dot-product hardware (AVX512-BF16; every AMX CPU has it too):
+    train_step_bench's bf16_dot_peak runs only there."""
+    cmd = [os.path.join(build, "bench", "train_step_bench"), "--benchmark_filter=^bf16_dot_peak/1/",
+           "--benchmark_min_time=0.01", "--benchmark_format=json"]
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+    return not any(b.get("error_occurred") for b in json.loads(out)["benchmarks"])
 
 
 def run_scalelab(build, threads, configs, repeats, bf16):
     """Medians of train_step_bench: {run_name: benchmark}, with the FMA peak of this thread count."""
     names = "|".join(configs)
     precisions = "[01]" if bf16 else "0"
-    regex = f"^(fma_peak/{threads}|train_step/({names})/{threads}/{precisions}/)"
+    regex = f"^(fma_peak/{threads}|train_step/({names})/{threads}/{precisions}/)" if configs else \
+        f"^fma_peak/{threads}/"
     cmd = [os.path.join(build, "bench", "train_step_bench"), f"--benchmark_filter={regex}",
            f"--benchmark_repetitions={repeats}", "--benchmark_report_aggregates_only=true",
            "--benchmark_format=json"]
@@ -58,6 +71,11 @@ def run_scalelab(build, threads, configs, repeats, bf16):
         if b.get("aggregate_name") == "median" or (repeats == 1 and b.get("run_type") == "iteration"):
             rows[b["run_name"].split("/min_time")[0].replace("/real_time", "")] = b
     return rows
+
+
+def fma_peak(build, threads, repeats):
+    """The FMA peak alone (GFLOP/s x 1e9), for a second reading after the peers."""
+    return run_scalelab(build, threads, [], repeats, False)[f"fma_peak/{threads}"]["flops"]
 
 
 def make_check(build, config, workdir):
@@ -102,23 +120,22 @@ def main():
     if not os.path.exists(os.path.join(venv, "bin", "python")):
         sys.exit(f"compare_train_step: no peers' environment at {venv}: run bench/peers/setup.sh")
     configs = args.config or CONFIGS
-    info = scalelab_info(build)
-    bf16_line = info.get("bf16 matmul (train.matmul_precision = \"bf16\")", "")
-    bf16_hw = not bf16_line.startswith("no bf16 hardware")
+    bf16_hw = bf16_hardware(build)
     load_start = os.getloadavg()
     workdir = tempfile.mkdtemp(prefix="compare_train_step.", dir=build)
     checks = {c: make_check(build, c, workdir) for c in configs}
     rows, failures = [], []
     for t in args.threads:
         sl = run_scalelab(build, t, configs, args.repeats, bf16_hw)
-        peak = sl[f"fma_peak/{t}"]["flops"]
+        peak_before = sl[f"fma_peak/{t}"]["flops"]
+        block = []
         for c in configs:
             check_path, ckpt, check = checks[c]
             f32 = sl[f"train_step/{c}/{t}/0"]
             flop_step = f32["flops_per_step"]
             tokens = len(check["tgt_out"])
             engines = {"scalelab": f32["items_per_second"]}
-            row = {"config": c, "threads": t, "fma_peak_gflops": peak / 1e9,
+            row = {"config": c, "threads": t,
                    "gflop_per_step": flop_step / 1e9, "tokens_per_step": tokens,
                    "scalelab_loss_after_3": check["loss_after"], "peers": {}}
             if bf16_hw:
@@ -136,11 +153,24 @@ def main():
                                     f"scalelab's {check['loss_after']:.7g}: {rel:.2e} relative > {args.tolerance:g}")
                 engines[p] = r["tokens_per_s"]
             fastest_peer = max((engines[p] for p in PEERS if p in engines), default=float("nan"))
-            row["engines"] = {e: {"tokens_per_s": v, "fraction_of_peak": v / tokens * flop_step / peak,
-                                  "ratio_to_fastest_peer": v / fastest_peer} for e, v in engines.items()}
-            rows.append(row)
+            row["engines"] = {e: {"tokens_per_s": v, "ratio_to_fastest_peer": v / fastest_peer}
+                              for e, v in engines.items()}
+            row["_flop_per_token"] = flop_step / tokens
+            block.append(row)
             print(f"# {c} / {t} thread(s) done", file=sys.stderr, flush=True)
+        # The peak is a ceiling: read it before and after this thread count's engines and keep the
+        # higher reading (a busy moment lowers one reading; nothing raises it).
+        peak_after = fma_peak(build, t, args.repeats)
+        peak = max(peak_before, peak_after)
+        for row in block:
+            row["fma_peak_gflops"] = peak / 1e9
+            row["fma_peak_readings_gflops"] = [peak_before / 1e9, peak_after / 1e9]
+            for v in row["engines"].values():
+                v["fraction_of_peak"] = v["tokens_per_s"] * row["_flop_per_token"] / peak
+            del row["_flop_per_token"]
+        rows += block
     load_end = os.getloadavg()
+    info = scalelab_info(build)
 
     versions = sorted({r["peers"][p]["version"] for r in rows for p in PEERS if "version" in r["peers"][p]})
     print(f"cpu: {info.get('cpu', '?')}; {os.cpu_count()} CPUs; gemm: {info.get('gemm', '?')}")
@@ -161,6 +191,9 @@ def main():
                          f"{v['ratio_to_fastest_peer']:.2f}×")
         print(f"| {LABELS[r['config']]} | {r['threads']} | {r['fma_peak_gflops']:.0f} | "
               f"{r['gflop_per_step']:.2f} | " + " | ".join(cells) + " |")
+    readings = {r["threads"]: r["fma_peak_readings_gflops"] for r in rows}
+    print("FMA peak readings, before and after each thread count's engines (GFLOP/s): " +
+          "; ".join(f"{t} thread(s) {a:.0f} / {b:.0f}" for t, (a, b) in readings.items()))
     print()
     print("Same step (loss after 3 steps from scalelab's initial weights, relative to scalelab's):")
     for r in rows:
@@ -169,8 +202,9 @@ def main():
         print(f"- {r['config']} / {r['threads']} thread(s): scalelab {r['scalelab_loss_after_3']:.6f}; {diffs}")
     if not bf16_hw:
         print()
-        print("bf16: not measured: this CPU has no bf16 GEMM hardware (neither AVX512-BF16 nor AMX; "
-              "`scalelab info`), so bf16 could only round the operands before an f32 GEMM.")
+        print("bf16: not measured: this CPU has no bf16 hardware (no AVX512-BF16, so no AMX either; "
+              "train_step_bench's bf16_dot_peak cannot run), so bf16 could only round the operands "
+              "before an f32 GEMM. scalelab info: " + info.get('bf16 matmul (train.matmul_precision = "bf16")', "?"))
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"info": info, "rows": rows, "failures": failures}, f, indent=1)
