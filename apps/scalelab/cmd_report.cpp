@@ -6,57 +6,13 @@
 #include <memory>
 
 #include "commands.hpp"
+#include "stop_signals.hpp"
 #include "scalelab/core/error.hpp"
 #include "scalelab/report/gnuplot.hpp"
 #include "scalelab/report/text.hpp"
 #include "scalelab/report/write_report.hpp"
 
 namespace scalelab::cli {
-
-namespace {
-
-// SIGINT / SIGTERM while the report is made: the flag makes the gnuplot child be killed (with its
-// process group) and its temporary directory removed, and write_report throw ReportStopped before
-// writing anything. The handlers then fall back to the default, so a second signal ends the
-// process at once.
-volatile std::sig_atomic_t report_stop_signal = 0;
-bool report_handles_int = false, report_handles_term = false;
-
-extern "C" void on_report_stop_signal(int sig) {
-  report_stop_signal = sig;
-  struct sigaction dfl {};
-  dfl.sa_handler = SIG_DFL;
-  if (report_handles_int) sigaction(SIGINT, &dfl, nullptr);  // async-signal-safe
-  if (report_handles_term) sigaction(SIGTERM, &dfl, nullptr);
-}
-
-// Installs the handlers for the lifetime of the object and restores the previous ones; a signal
-// the parent set to be ignored (a background job of a script) stays ignored.
-class ReportSignalHandlers {
- public:
-  ReportSignalHandlers() {
-    struct sigaction sa {};
-    sa.sa_handler = on_report_stop_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, nullptr, &old_int_);
-    sigaction(SIGTERM, nullptr, &old_term_);
-    report_handles_int = old_int_.sa_handler != SIG_IGN;
-    report_handles_term = old_term_.sa_handler != SIG_IGN;
-    if (report_handles_int) sigaction(SIGINT, &sa, nullptr);
-    if (report_handles_term) sigaction(SIGTERM, &sa, nullptr);
-  }
-  ~ReportSignalHandlers() {
-    sigaction(SIGINT, &old_int_, nullptr);
-    sigaction(SIGTERM, &old_term_, nullptr);
-  }
-  ReportSignalHandlers(const ReportSignalHandlers&) = delete;
-  ReportSignalHandlers& operator=(const ReportSignalHandlers&) = delete;
-
- private:
-  struct sigaction old_int_ {}, old_term_ {};
-};
-
-}  // namespace
 
 void add_report(CLI::App& app) {
   struct ReportArgs {
@@ -87,8 +43,8 @@ void add_report(CLI::App& app) {
   cmd->callback([a, cmd] {
     // A program asked for by name must work: checked before the ledger is read.
     if (cmd->count("--gnuplot") > 0) report::check_gnuplot(a->options.gnuplot);
-    const ReportSignalHandlers handlers;
-    a->options.stop = &report_stop_signal;
+    const StopSignalHandlers handlers;
+    a->options.stop = &stop_signal;
     report::ReportResult r;
     try {
       r = report::write_report(a->dir, a->options);

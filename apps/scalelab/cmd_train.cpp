@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "commands.hpp"
+#include "stop_signals.hpp"
 #include "output_file.hpp"
 #include "scalelab/core/parallel.hpp"
 #include "scalelab/model/checkpoint.hpp"
@@ -15,46 +16,6 @@
 namespace scalelab::cli {
 
 namespace {
-
-// SIGINT / SIGTERM during training: the first asks the trainer to stop after the step in progress
-// (it polls this flag, writes the checkpoint and returns); the handlers then fall back to the
-// default, so a second signal ends the process at once.
-volatile std::sig_atomic_t stop_signal = 0;
-bool handles_int = false, handles_term = false;  // set before the handlers are installed
-
-extern "C" void on_stop_signal(int sig) {
-  stop_signal = sig;
-  struct sigaction dfl {};
-  dfl.sa_handler = SIG_DFL;
-  if (handles_int) sigaction(SIGINT, &dfl, nullptr);  // async-signal-safe
-  if (handles_term) sigaction(SIGTERM, &dfl, nullptr);
-}
-
-// Installs the handlers for the lifetime of the object and restores the previous ones.
-class StopSignalHandlers {
- public:
-  StopSignalHandlers() {
-    struct sigaction sa {};
-    sa.sa_handler = on_stop_signal;
-    sigemptyset(&sa.sa_mask);
-    // A signal the parent set to be ignored (a background job of a script) stays ignored.
-    sigaction(SIGINT, nullptr, &old_int_);
-    sigaction(SIGTERM, nullptr, &old_term_);
-    handles_int = old_int_.sa_handler != SIG_IGN;
-    handles_term = old_term_.sa_handler != SIG_IGN;
-    if (handles_int) sigaction(SIGINT, &sa, nullptr);
-    if (handles_term) sigaction(SIGTERM, &sa, nullptr);
-  }
-  ~StopSignalHandlers() {
-    sigaction(SIGINT, &old_int_, nullptr);
-    sigaction(SIGTERM, &old_term_, nullptr);
-  }
-  StopSignalHandlers(const StopSignalHandlers&) = delete;
-  StopSignalHandlers& operator=(const StopSignalHandlers&) = delete;
-
- private:
-  struct sigaction old_int_ {}, old_term_ {};
-};
 
 void add_config_options(CLI::App* cmd, ConfigSources& args) {
   cmd->add_option("--config,-c", args.path, "TOML config file (configs/*.toml)")

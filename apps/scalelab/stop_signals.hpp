@@ -1,0 +1,28 @@
+// SIGINT / SIGTERM for the commands that stop cleanly (train, report): the first signal sets
+// stop_signal, which the library polls (the trainer writes its checkpoint and returns; the report
+// kills gnuplot and writes nothing); the handlers then fall back to the default, so a second
+// signal ends the process at once. A signal the parent set to be ignored (a background job of a
+// script) stays ignored.
+#pragma once
+#include <signal.h>
+
+#include <csignal>
+
+namespace scalelab::cli {
+
+// The signal received (0: none); one command runs per process.
+extern volatile std::sig_atomic_t stop_signal;
+
+// Installs the handlers for the lifetime of the object and restores the previous ones.
+class StopSignalHandlers {
+ public:
+  StopSignalHandlers();
+  ~StopSignalHandlers();
+  StopSignalHandlers(const StopSignalHandlers&) = delete;
+  StopSignalHandlers& operator=(const StopSignalHandlers&) = delete;
+
+ private:
+  struct sigaction old_int_ {}, old_term_ {};
+};
+
+}  // namespace scalelab::cli
