@@ -1,7 +1,7 @@
 // SIGINT / SIGTERM for the commands that stop cleanly (train, report): the first signal sets
 // stop_signal, which the library polls (the trainer writes its checkpoint and returns; the report
-// kills gnuplot and writes nothing); the handlers then fall back to the default, so a second
-// signal ends the process at once. A signal the parent set to be ignored (a background job of a
+// kills gnuplot and writes nothing). A repeat within one second is the same request (timeout(1)
+// signals its child and then its process group); a later second signal ends the process at once. A signal the parent set to be ignored (a background job of a
 // script) stays ignored.
 #pragma once
 #include <signal.h>

@@ -90,25 +90,38 @@ else
   fail "hanging gnuplot: status $status after ${took} s: $(cat "$tmp/out") $(cat "$tmp/err")"
 fi
 
-# SIGTERM while drawing: exit 143, one line, nothing written, no gnuplot or temporary directory left.
+# SIGTERM while drawing: exit 143, one line, nothing written, no gnuplot or temporary directory
+# left. Twice: from timeout(1), which signals the child and then its whole process group (the same
+# request delivered twice), and from two kills in a row once gnuplot runs.
+check_sigterm() {  # $1: what; $2: directory; $3: status; $4: snapshot before
+  local after left alive=0
+  after=$(snapshot "$2")
+  left=$(find "$2-tmp" -mindepth 1 | wc -l)
+  while read -r pid; do [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null && alive=$((alive + 1)); done < "$tmp/hang-pids"
+  if [ "$3" -eq 143 ] && [ "$(lines "$tmp/err")" -eq 1 ] &&
+    grep -q "^scalelab: SIGTERM: report stopped while drawing its plots; nothing was written" "$tmp/err" &&
+    [ "$4" = "$after" ] && [ "$left" -eq 0 ] && [ "$alive" -eq 0 ] && [ -s "$tmp/hang-pids" ]; then
+    echo "ok   $1: 143, $(cat "$tmp/err"); files unchanged, no temp dir, no gnuplot left"
+  else
+    fail "$1: status $3, stderr '$(cat "$tmp/err")', files changed: $([ "$4" = "$after" ] && echo no || echo yes), temp entries $left, live gnuplots $alive"
+  fi
+  while read -r pid; do [ -n "$pid" ] && kill "$pid" 2>/dev/null; done < "$tmp/hang-pids"  # only on failure
+  : > "$tmp/hang-pids"
+}
 cp -r "$source_dir/tests/report/fixtures/ledger" "$tmp/sig"
 mkdir -p "$tmp/sig-tmp"
 before=$(snapshot "$tmp/sig")
 : > "$tmp/hang-pids"
 TMPDIR="$tmp/sig-tmp" timeout --preserve-status -s TERM 2 "$bin" report "$tmp/sig" --gnuplot "$tmp/hang-gnuplot" > /dev/null 2> "$tmp/err"
-status=$?
-after=$(snapshot "$tmp/sig")
-left=$(find "$tmp/sig-tmp" -mindepth 1 | wc -l)
-alive=0
-while read -r pid; do [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null && alive=$((alive + 1)); done < "$tmp/hang-pids"
-if [ "$status" -eq 143 ] && [ "$(lines "$tmp/err")" -eq 1 ] &&
-  grep -q "^scalelab: SIGTERM: report stopped while drawing its plots; nothing was written" "$tmp/err" &&
-  [ "$before" = "$after" ] && [ "$left" -eq 0 ] && [ "$alive" -eq 0 ] && [ -s "$tmp/hang-pids" ]; then
-  echo "ok   SIGTERM while drawing: 143, $(cat "$tmp/err"); files unchanged, no temp dir, no gnuplot left"
-else
-  fail "SIGTERM: status $status, stderr '$(cat "$tmp/err")', files changed: $([ "$before" = "$after" ] && echo no || echo yes), temp entries $left, live gnuplots $alive"
-fi
-while read -r pid; do [ -n "$pid" ] && kill "$pid" 2>/dev/null; done < "$tmp/hang-pids"  # only on failure
+check_sigterm "SIGTERM from timeout while drawing" "$tmp/sig" $? "$before"
+
+TMPDIR="$tmp/sig-tmp" "$bin" report "$tmp/sig" --gnuplot "$tmp/hang-gnuplot" > /dev/null 2> "$tmp/err" &
+report_pid=$!
+for _ in $(seq 100); do [ -s "$tmp/hang-pids" ] && break; sleep 0.1; done
+kill -TERM "$report_pid"; kill -TERM "$report_pid"
+wait "$report_pid"
+check_sigterm "two SIGTERMs in a row while drawing" "$tmp/sig" $? "$before"
+
 
 if [ "$failures" -ne 0 ]; then
   echo "$failures failure(s)"
