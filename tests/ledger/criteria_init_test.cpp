@@ -202,7 +202,8 @@ TEST(UnscaledDominates, SaysMarginalWhenTheSeedsSpanTheThresholdDistance) {
   // All seeds below 4, the median 3.82 within the seeds' spread of it.
   const Verdict v = unscaled_dominates({{"normal", "1", {3.6, 3.82, 3.95}, seeds(0.9)}});
   expect_refuted(v);
-  EXPECT_TRUE(contains(v.sentence, "marginal: the median " + fmt(3.82))) << v.sentence;
+  EXPECT_TRUE(contains(v.sentence, "marginal: moving every seed by the seeds' own spread")) << v.sentence;
+  EXPECT_TRUE(contains(v.sentence, "the median " + fmt(3.82) + " is")) << v.sentence;
   EXPECT_TRUE(contains(v.sentence, "below the threshold 4")) << v.sentence;
 }
 
@@ -540,14 +541,44 @@ TEST(UniformFlag, SentenceCarriesTheShares) {
   EXPECT_TRUE(contains(v.sentence, "rows flagged under 1/sqrt(d_k) " + fmt(12.5) + " %")) << v.sentence;
 }
 
-// ---- the marginal note -----------------------------------------------------------------------
+// ---- marginal cases: the seeds moved by their own spread -------------------------------------
 
-TEST(MarginalNote, OnlyWhenTheThresholdIsWithinTheSeedsSpread) {
-  EXPECT_EQ(marginal_note({3.0, 3.1, 3.2}, 4.0), "");
-  EXPECT_TRUE(contains(marginal_note({3.6, 3.82, 4.1}, 4.0), "4.5 % below the threshold 4")) << marginal_note({3.6, 3.82, 4.1}, 4.0);
-  EXPECT_TRUE(contains(marginal_note({4.1, 4.2, 4.3}, 4.0), "above the threshold 4"));
-  EXPECT_EQ(marginal_note({3.9}, 4.0), "");
-  EXPECT_EQ(marginal_note({3.9, kNaN, 4.1}, 4.0), "");
+TEST(DecideBySeeds, MarginalOnlyWhenMovingTheSeedsByTheirSpreadChangesTheOutcome) {
+  const auto below4 = [](double x) { return x < 4.0; };
+  EXPECT_FALSE(decide_by_seeds({3.0, 3.1, 3.2}, below4).marginal);  // 0.2 of spread, 0.8 away
+  const SeedDecision near = decide_by_seeds({3.6, 3.82, 3.95}, below4);
+  EXPECT_EQ(near.vote.outcome, Outcome::yes);
+  EXPECT_TRUE(near.marginal);
+  EXPECT_NEAR(near.spread, 0.35, 1e-12);
+  EXPECT_FALSE(decide_by_seeds({3.9}, below4).marginal);  // one seed: no spread
+  EXPECT_EQ(decide_by_seeds({3.0, 3.5, 3.9}, below4).vote.outcome, Outcome::yes);
+  EXPECT_TRUE(decide_by_seeds({3.0, 3.5, 3.9}, below4).marginal);
+  EXPECT_EQ(decide_by_seeds({3.9, kNaN, 4.1}, below4).vote.outcome, Outcome::undecided);
+  EXPECT_FALSE(decide_by_seeds({3.9, kNaN, 4.1}, below4).marginal);  // undecided is never marginal
+}
+
+TEST(DecideBySeeds, SeedShiftMovesEveryFiniteValueByTheSpread) {
+  const auto below4 = [](double x) { return x < 4.0; };
+  const std::vector<double> near = {3.6, 3.82, 3.95}, far = {1.0, 1.1, 1.2};
+  EXPECT_EQ(SeedShift::direction(), 0);
+  {
+    SeedShift up(+1);
+    EXPECT_EQ(SeedShift::direction(), 1);
+    EXPECT_EQ(decide_by_seeds(near, below4).vote.outcome, Outcome::undecided);  // 3.95, 4.17, 4.30
+    EXPECT_EQ(decide_by_seeds(far, below4).vote.outcome, Outcome::yes);
+    SeedShift down(-1);
+    EXPECT_EQ(decide_by_seeds({3.9, 4.0, 4.2}, below4).vote.outcome, Outcome::yes);  // 3.6, 3.7, 3.9
+  }
+  EXPECT_EQ(SeedShift::direction(), 0);
+  EXPECT_THROW(SeedShift(0), scalelab::Error);
+}
+
+TEST(ThresholdDistance, SaysHowFarTheMedianIs) {
+  EXPECT_TRUE(contains(threshold_distance({3.6, 3.82, 4.1}, 4.0), "4.5 % below the threshold 4"))
+      << threshold_distance({3.6, 3.82, 4.1}, 4.0);
+  EXPECT_TRUE(contains(threshold_distance({4.1, 4.2, 4.3}, 4.0), "above the threshold 4"));
+  EXPECT_EQ(threshold_distance({3.9, 4.1}, kNaN), "");
+  EXPECT_EQ(threshold_distance({3.9, 4.1}, 0.0), "");
 }
 
 }  // namespace

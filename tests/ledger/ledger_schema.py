@@ -81,6 +81,22 @@ def validate_claim(c, where, mode):
                                    ("text", s, "a string")):
                 if f not in k or not check(k[f]):
                     errs.append(f"{where}: key_number.{f} missing or not {what}")
+    # Rule 6: the verdict evaluated again with the seeds moved by their own spread; a verdict that
+    # changes either way must say "Marginal" in its sentence, one that does not must not.
+    if need("robustness", lambda x: isinstance(x, dict) and isinstance(x.get("flips"), bool), "an object with flips"):
+        r = c["robustness"]
+        for side in ("moved_down", "moved_up"):
+            if not isinstance(r.get(side), dict) or r[side].get("verdict") not in VERDICTS:
+                errs.append(f"{where}: robustness.{side}.verdict missing or not a verdict")
+        if not errs:
+            changed = any((r[side]["verdict"], r[side]["condition"]) != (c["verdict"], c["condition"])
+                          for side in ("moved_down", "moved_up"))
+            if changed != r["flips"]:
+                errs.append(f"{where}: robustness.flips is {r['flips']} but the moved verdicts "
+                            f"{'differ' if changed else 'agree'} with \"{c['verdict']}\"")
+            if r["flips"] != ("Marginal:" in c.get("sentence", "")):
+                errs.append(f"{where}: robustness.flips is {r['flips']} but the sentence "
+                            f"{'does not say' if r['flips'] else 'says'} \"Marginal:\"")
     if need("arms", lambda x: isinstance(x, list) and len(x) > 0, "a non-empty list"):
         for i, a in enumerate(c["arms"]):
             w = f"{where}: arms[{i}]"

@@ -45,6 +45,11 @@ for id in ${ids//,/ }; do
   esac
 done
 
+# Rule 6: which verdicts flip with every seed moved by its own spread (each says "Marginal:",
+# checked by the schema above).
+marginal=$(python3 -c 'import json, sys; print(" ".join(c["id"] for c in json.load(open(sys.argv[1]))["claims"] if c["marginal"]) or "none")' "$out/ledger.json")
+ok "verdicts that flip with the seeds moved by their own spread: $marginal"
+
 for f in report.html report.md; do
   [ -s "$out/$f" ] && ok "the report wrote $f" || fail "no $f (the report was requested)"
 done

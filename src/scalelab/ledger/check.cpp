@@ -25,6 +25,7 @@
 #include "scalelab/ledger/eta.hpp"
 #include "scalelab/ledger/earlier_claims.hpp"
 #include "scalelab/ledger/out_dir.hpp"
+#include "scalelab/ledger/robustness.hpp"
 #include "scalelab/ledger/user_claims.hpp"
 
 namespace fs = std::filesystem;
@@ -112,11 +113,16 @@ std::string claims_markdown() {
       if (n == init) return "claims_attention_init.cpp";
     return "claims_attention_training.cpp";
   };
+  // Init-time claims are judged in criteria_init.cpp, training claims in criteria_training.cpp.
+  auto criteria_source = [&](const std::string& id) -> std::string {
+    const std::string file = source(id);
+    return file.find("_init") != std::string::npos ? "criteria_init.cpp" : "criteria_training.cpp";
+  };
   std::ostringstream md;
   for (const Claim& c : all_claims()) {
     md << "### " << c.info.id << "\n\n**Claim.** " << c.info.statement << "\n\n**Experiment.** "
        << c.info.experiment << "\n\n**Criterion.** " << c.info.criterion << "\n\n**Code.** `src/scalelab/ledger/"
-       << source(c.info.id) << "` (criterion in `criteria.cpp`).\n\n";
+       << source(c.info.id) << "` (criterion in `" << criteria_source(c.info.id) << "`).\n\n";
   }
   return md.str();
 }
@@ -444,7 +450,13 @@ CheckResult run_check(const CheckOptions& o) {
   Json summaries = Json::array();
   for (size_t ci = 0; ci < runs.size(); ++ci) {
     const auto e0 = std::chrono::steady_clock::now();
-    const Verdict v = runs[ci].checked_for_lr_edges(claims[ci].evaluate(runs[ci]));
+    const ClaimRun unevaluated = runs[ci];
+    const int64_t marginal_before = marginal_decisions_so_far();
+    Verdict v = runs[ci].checked_for_lr_edges(claims[ci].evaluate(runs[ci]));
+    const Robustness robustness =
+        under_seed_noise(claims[ci], unevaluated, v, marginal_decisions_so_far() > marginal_before);
+    runs[ci].set_robustness(robustness.to_json());
+    v.sentence += robustness.sentence();
     if (runs[ci].has_tuned_arms() && !runs[ci].learning_rate_is_subject()) {
       ClaimRun shared = runs[ci].at_shared_rates();
       const Verdict sv = claims[ci].evaluate(shared);
@@ -456,7 +468,8 @@ CheckResult run_check(const CheckOptions& o) {
     write_file_atomically((fs::path(o.out) / "claims" / (id + ".json")).string(), record.dump(1) + "\n");
     summaries.push_back({{"id", id}, {"statement", record["statement"]}, {"verdict", record["verdict"]},
                          {"condition", record["condition"]}, {"provisional", record["provisional"]},
-                         {"key_number", record["key_number"]}, {"sentence", record["sentence"]}});
+                         {"key_number", record["key_number"]}, {"sentence", record["sentence"]},
+                         {"marginal", robustness.flips}});
     if (progress) {
       *progress << "[check] " << id << ": " << record["verdict"].get<std::string>()
                   << (v.condition.empty() ? "" : " " + v.condition) << "\n";

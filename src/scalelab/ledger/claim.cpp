@@ -256,6 +256,7 @@ Json ClaimRun::to_json(const Verdict& v, double seconds) const {
           {"cases", cases_json(v)},
           {"parts", parts_json(v)},
           {"sensitivity", sensitivity_},
+          {"robustness", robustness_},
           {"provisional", mode_.quick},
           {"sentence", v.sentence},
           {"key_number", key_number_},

@@ -112,6 +112,8 @@ class ClaimRun {
   Verdict checked_for_lr_edges(Verdict v) const;
   ClaimRun at_shared_rates() const;
   void set_sensitivity(const Verdict& verdict, const ClaimRun& shared);
+  // The verdict under the seeds' own noise (ledger/robustness.hpp), as JSON for the record.
+  void set_robustness(Json robustness) { robustness_ = std::move(robustness); }
 
  private:
   ClaimInfo info_;
@@ -121,6 +123,7 @@ class ClaimRun {
   Json measurements_ = Json::array(), plots_ = Json::array(), facts_ = Json::object();
   Json key_number_ = nullptr;
   Json sensitivity_ = nullptr;
+  Json robustness_ = nullptr;
   bool lr_subject_ = false;
 };
 

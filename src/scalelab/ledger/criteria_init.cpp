@@ -37,10 +37,10 @@ Case init_case(const std::string& condition, const std::vector<double>& per_seed
                double threshold = kNaN) {
   std::vector<double> finite_only;
   for (double x : per_seed) finite_only.push_back(std::isfinite(x) ? x : kNaN);
-  const Vote v = vote(finite_only, meets);
-  std::string detail = what + " " + values_text(per_seed, unit) + "; " + v.text() + " meet it";
-  if (std::isfinite(threshold)) detail += marginal_note(per_seed, threshold);
-  return Case{condition, v.outcome, detail};
+  const SeedDecision d = decide_by_seeds(finite_only, meets);
+  std::string detail = what + " " + values_text(per_seed, unit) + "; " + d.vote.text() + " meet it";
+  if (d.marginal) detail += " (" + marginal_text(d) + threshold_distance(per_seed, threshold) + ")";
+  return Case{condition, d.vote.outcome, detail};
 }
 
 Case single_case(const std::string& condition, bool yes, const std::string& detail) {
@@ -73,14 +73,12 @@ std::string scale_words(const std::string& scale) {
 
 }  // namespace
 
-std::string marginal_note(const std::vector<double>& per_seed, double threshold) {
+std::string threshold_distance(const std::vector<double>& per_seed, double threshold) {
   const Spread s = spread_of(per_seed);
-  if (per_seed.size() < 2 || s.failed > 0 || !std::isfinite(s.median) || threshold == 0) return "";
-  if (std::abs(s.median - threshold) > s.max - s.min) return "";
+  if (!std::isfinite(threshold) || threshold == 0 || !std::isfinite(s.median)) return "";
   const double rel = (s.median - threshold) / std::abs(threshold);
-  return " (marginal: the median " + fmt(s.median) + " is " + pct(std::abs(rel)) +
-         (rel < 0 ? " below" : " above") + " the threshold " + fmt(threshold) + ", within the seeds' spread " +
-         fmt(s.min) + " to " + fmt(s.max) + ")";
+  return "; the median " + fmt(s.median) + " is " + pct(std::abs(rel)) + (rel < 0 ? " below" : " above") +
+         " the threshold " + fmt(threshold);
 }
 
 // ---- E1, A1 -------------------------------------------------------------------------------
@@ -171,13 +169,10 @@ Verdict scaled_matches(const std::vector<EmbedArm>& arms) {
   SL_CHECK(!arms.empty(), "scaled_matches: no arms");
   std::vector<Case> cases;
   for (const EmbedArm& a : arms) {
-    Case c = init_case(embed_arm_condition(a), a.ratio, [](double r) { return within_factor(r, kMatchedFactor); },
-                       "Var(token)/Var(PE)");
     const double m = median_of(a.ratio);
-    if (std::isfinite(m)) {
-      c.detail += m > 1 ? ", the token part larger" : ", the token part smaller";
-      c.detail += marginal_note(a.ratio, m > 1 ? kMatchedFactor : 1.0 / kMatchedFactor);
-    }
+    Case c = init_case(embed_arm_condition(a), a.ratio, [](double r) { return within_factor(r, kMatchedFactor); },
+                       "Var(token)/Var(PE)", "", m > 1 ? kMatchedFactor : 1.0 / kMatchedFactor);
+    if (std::isfinite(m)) c.detail += m > 1 ? ", the token part larger" : ", the token part smaller";
     cases.push_back(c);
   }
   return from_cases(cases, "After ×sqrt(d) the token part is within 4x of the position part (Var(token)/Var(PE) in [1/4, 4])",

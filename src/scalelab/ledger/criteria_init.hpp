@@ -9,7 +9,8 @@
 //   - each clause of a claim is a part (from_parts), judged on its own cases;
 //   - where seeds are measured, a case is decided only when every seed agrees (stats.hpp, vote);
 //     a failed (NaN or infinite) value never supports the claim and is counted in the sentence;
-//   - a decided case whose median lies within the seeds' spread of its threshold says "marginal".
+//   - a decided case that moving every seed by the seeds' own spread would change says "marginal"
+//     (stats.hpp, decide_by_seeds), with the median's distance to its threshold where it has one.
 #pragma once
 #include <string>
 #include <vector>
@@ -18,9 +19,9 @@
 
 namespace scalelab::ledger::criteria {
 
-// " (marginal: the median 3.82 is 4.5 % below the threshold 4, within the seeds' spread 3.6 to
-// 4.1)" when |median - threshold| <= max - min of the per-seed values; "" otherwise.
-std::string marginal_note(const std::vector<double>& per_seed, double threshold);
+// "; the median 3.82 is 4.5 % below the threshold 4" (failed values ranked +inf); "" without a
+// finite, non-zero threshold or a finite median. Said beside a marginal case.
+std::string threshold_distance(const std::vector<double>& per_seed, double threshold);
 
 // E1, A1: a Monte Carlo mean agrees with its closed form when |estimate/expected − 1| is within
 // `sigmas` standard errors (rel_se: the relative standard error of the estimate). One case per

@@ -28,8 +28,6 @@ std::vector<double> paired(const PairedRuns& p, F f) {
   return out;
 }
 
-std::string seed_word(size_t n) { return n == 1 ? "seed" : "seeds"; }
-
 // "; the baseline failed on 1 of 3 seeds; the arm failed on 2" when any did.
 std::string failures(const PairedRuns& p) {
   int64_t base = 0, test = 0;
@@ -72,26 +70,9 @@ std::string per_seed_text(const std::vector<double>& v, const std::string& unit)
 
 Case seed_case(const std::string& condition, const std::vector<double>& per_seed,
                const std::function<bool(double)>& meets, const std::string& what, const std::string& unit) {
-  const Vote v = vote(per_seed, meets);
-  Case c{condition, v.outcome, what + " " + per_seed_text(per_seed, unit) + "; " + v.text() + " meet it"};
-  // Marginal: a decided case whose outcome changes when every seed moves by the seeds' own spread
-  // (max - min of the finite values) one way or the other: the threshold is within the noise.
-  if (v.outcome != Outcome::undecided && per_seed.size() > 1) {
-    double lo = INFINITY, hi = -INFINITY;
-    for (double x : per_seed)
-      if (std::isfinite(x)) lo = std::min(lo, x), hi = std::max(hi, x);
-    const double spread = hi - lo;
-    if (std::isfinite(spread) && spread > 0) {
-      for (double shift : {-spread, spread}) {
-        std::vector<double> moved;
-        for (double x : per_seed) moved.push_back(std::isfinite(x) ? x + shift : x);
-        if (vote(moved, meets).outcome != v.outcome) {
-          c.detail += "; marginal: moving every seed by the seeds' own spread (" + fmt(spread) + ") changes it";
-          break;
-        }
-      }
-    }
-  }
+  const SeedDecision d = decide_by_seeds(per_seed, meets);
+  Case c{condition, d.vote.outcome, what + " " + per_seed_text(per_seed, unit) + "; " + d.vote.text() + " meet it"};
+  if (d.marginal) c.detail += "; " + marginal_text(d);
   return c;
 }
 

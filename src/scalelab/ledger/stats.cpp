@@ -52,6 +52,41 @@ Vote vote(const std::vector<double>& per_seed, const std::function<bool(double)>
   return v;
 }
 
+namespace {
+thread_local int seed_shift_direction = 0;
+thread_local int64_t marginal_decisions = 0;
+
+std::vector<double> moved(const std::vector<double>& values, double by) {
+  std::vector<double> out;
+  for (double x : values) out.push_back(std::isfinite(x) ? x + by : x);
+  return out;
+}
+}  // namespace
+
+SeedShift::SeedShift(int direction) : previous_(seed_shift_direction) {
+  SL_CHECK(direction == -1 || direction == 1, "SeedShift: direction ", direction, ", allowed -1 or +1");
+  seed_shift_direction = direction;
+}
+SeedShift::~SeedShift() { seed_shift_direction = previous_; }
+int SeedShift::direction() { return seed_shift_direction; }
+
+SeedDecision decide_by_seeds(const std::vector<double>& per_seed, const std::function<bool(double)>& meets) {
+  double lo = INFINITY, hi = -INFINITY;
+  for (double x : per_seed)
+    if (std::isfinite(x)) lo = std::min(lo, x), hi = std::max(hi, x);
+  SeedDecision d;
+  d.spread = hi > lo ? hi - lo : 0.0;
+  const std::vector<double> values = seed_shift_direction == 0 ? per_seed : moved(per_seed, seed_shift_direction * d.spread);
+  d.vote = vote(values, meets);
+  if (d.vote.outcome != Outcome::undecided && per_seed.size() > 1 && d.spread > 0)
+    for (double by : {-d.spread, d.spread})
+      if (vote(moved(values, by), meets).outcome != d.vote.outcome) d.marginal = true;
+  marginal_decisions += d.marginal;
+  return d;
+}
+
+int64_t marginal_decisions_so_far() { return marginal_decisions; }
+
 std::pair<double, double> linear_fit(const std::vector<double>& x, const std::vector<double>& y) {
   SL_CHECK(x.size() == y.size() && x.size() >= 2, "linear_fit needs >= 2 paired points, got ",
            x.size(), " x and ", y.size(), " y");

@@ -47,6 +47,36 @@ struct Vote {
 // be shown relative to it): it counts as not meeting the criterion, whatever the criterion is.
 Vote vote(const std::vector<double>& per_seed, const std::function<bool(double)>& meets);
 
+// A case decided by its seeds (every criterion's per-seed decisions go through this): the vote, the
+// seeds' own spread r (max - min of the finite values) and whether it is marginal, i.e. whether
+// moving every finite value by -r or +r changes the outcome (the threshold is within the noise).
+// Under a SeedShift (below) the values are first moved by direction * r.
+struct SeedDecision {
+  Vote vote;
+  double spread = 0;
+  bool marginal = false;
+};
+SeedDecision decide_by_seeds(const std::vector<double>& per_seed, const std::function<bool(double)>& meets);
+// How many marginal decisions decide_by_seeds has made on this thread (never reset; compare before
+// and after an evaluation). None in an evaluation means moving the seeds changes none of its
+// decisions, so the moved evaluations would give the same verdict and need not run.
+int64_t marginal_decisions_so_far();
+
+// The perturbation check (docs/ledger.md, rule 6): while one is alive on this thread, every
+// decide_by_seeds moves its values by direction (-1 or +1) times their own spread, so a claim
+// evaluated again under it shows whether its verdict survives its seeds' noise.
+class SeedShift {
+ public:
+  explicit SeedShift(int direction);
+  ~SeedShift();
+  SeedShift(const SeedShift&) = delete;
+  SeedShift& operator=(const SeedShift&) = delete;
+  static int direction();  // 0 when none is alive
+
+ private:
+  int previous_;
+};
+
 // Requires >= 2 points with x > 0, y > 0; throws Error otherwise.
 double slope_loglog(const std::vector<double>& x, const std::vector<double>& y);
 // Ordinary least squares y = a + b x: returns {a, b}.

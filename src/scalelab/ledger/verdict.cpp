@@ -183,4 +183,8 @@ Verdict from_parts(std::vector<Part> parts) {
   return v;
 }
 
+std::string marginal_text(const SeedDecision& d) {
+  return "marginal: moving every seed by the seeds' own spread (" + fmt(d.spread) + ") changes it";
+}
+
 }  // namespace scalelab::ledger

@@ -77,6 +77,9 @@ struct Part {
 };
 Verdict from_parts(std::vector<Part> parts);
 
+// "marginal: moving every seed by the seeds' own spread (0.12) changes it" (stats.hpp, decide_by_seeds).
+std::string marginal_text(const SeedDecision& d);
+
 // Formats a number for a sentence: 3 significant digits, scientific beyond 1e5 or below 1e-3.
 std::string fmt(double x);
 // "a, b and c".
