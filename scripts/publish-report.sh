@@ -55,6 +55,7 @@ took = (f"{h} h " if h else "") + f"{m} min {s} s"
 with open(out, "w") as f:
     f.write("# The published ledger\n\n")
     f.write(f"Published {datetime.date.today().isoformat()} from commit {commit}, scalelab {l['version'].split('+')[0]}.\n\n")
+    command = command.replace("--jobs 0", f"--jobs {l['jobs']}")  # the jobs the ledger ran with
     f.write(f"- Command: `{command}` ({l['mode']} mode, {l['train_seeds']} training seeds, "
             f"{l['init_seeds']} init-time seeds, {l['jobs']} job(s), {l['ranks']} rank(s))\n")
     f.write(f"- Runs: {l['runs']} ({l['cached_runs']} from the cache); the ledger took {took}"
