@@ -285,7 +285,7 @@ TEST(LogitVarianceExponents, ScaleDJustOutsideToleranceDoesNotHold) {
 TEST(LogitVarianceExponents, OneLevelOffDoesNotHold) {
   const Verdict v = logit_variance_exponents({exps("Post-LN", 0.0, 2.0, 4.0), exps("Pre-LN", 0.0, 0.0, 0.0)});
   expect_refuted(v);
-  EXPECT_TRUE(contains(v.sentence, "Fails on unscaled: d²")) << v.sentence;
+  EXPECT_TRUE(contains(v.sentence, "The part that fails: unscaled: d²")) << v.sentence;
 }
 
 TEST(LogitVarianceExponents, HoldsOnlyIfOnTheOneNormPlacementWhereBothExponentsMatch) {

@@ -137,7 +137,7 @@ TEST(RemovalOscillates, BothPartsMustHold) {
   EXPECT_EQ(removal_oscillates("m", three(kGradRatio), three(kRoughnessRatio)).kind, VerdictKind::holds);
   const Verdict grads_only = removal_oscillates("m", three(kGradRatio), three(below(kRoughnessRatio)));
   EXPECT_EQ(grads_only.kind, VerdictKind::does_not_hold);  // no "one reads it as" condition any more
-  EXPECT_TRUE(contains(grads_only.sentence, "Fails on oscillation")) << grads_only.sentence;
+  EXPECT_TRUE(contains(grads_only.sentence, "The part that fails: oscillation")) << grads_only.sentence;
   EXPECT_EQ(removal_oscillates("m", three(below(kGradRatio)), three(2.0)).kind, VerdictKind::does_not_hold);
   EXPECT_EQ(removal_oscillates("m", {3.5, 1.0, 3.5}, three(2.0)).kind, VerdictKind::not_testable);
 }

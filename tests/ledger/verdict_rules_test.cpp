@@ -53,7 +53,7 @@ TEST(FromParts, AnyFailingPartFailsTheClaim) {
   const Verdict v = from_parts({p("a", from_cases({yes("x")}, "A", "arm")), p("b", from_cases({no("x")}, "B", "arm"))});
   EXPECT_EQ(v.kind, VerdictKind::does_not_hold);
   EXPECT_EQ(v.parts.size(), 2u);
-  EXPECT_EQ(v.sentence.rfind("Fails on b.", 0), 0u) << v.sentence;
+  EXPECT_EQ(v.sentence.rfind("The part that fails: b.", 0), 0u) << v.sentence;
 }
 
 TEST(FromParts, ANotTestablePartLeavesTheClaimNotTestableUnlessAnotherFails) {

@@ -25,6 +25,25 @@ TEST(Paraphrase, AClaimInPartsIsParaphrasedByItsJudgedClausesOnly) {
   EXPECT_EQ(s.find("gradients vanish"), std::string::npos) << s;
 }
 
+// Parts' statements are sentences; in the list they read as clauses: "and" is not doubled and a
+// sentence-initial capital is lowered, while symbols and acronyms keep theirs.
+TEST(Paraphrase, PartStatementsReadAsClausesOfOneSentence) {
+  ClaimRecord c;
+  c.id = "A6";
+  c.verdict = Verdict::does_not_hold;
+  c.parts = {{"drop", "Without scaling the first layers' gradient norm drops more than 10x", Verdict::does_not_hold, "", "", ""},
+             {"loss", "and the loss does not fall.", Verdict::does_not_hold, "", "", ""}};
+  std::string s = flat(verdict_sentence("A6", &c));
+  EXPECT_EQ(s.rfind("The claim that without scaling the first layers' gradient norm drops more than 10x, and the loss "
+                    "does not fall does not hold", 0), 0u) << s;
+  c.parts = {{"var", "Var(q·k) = d_k for iid components", Verdict::holds, "", "", ""},
+             {"ln", "Post-LN keeps it", Verdict::holds, "", "", ""},
+             {"fp", "FP16 overflows", Verdict::holds, "", "", ""}};
+  c.verdict = Verdict::holds;
+  s = flat(verdict_sentence("A1", &c));
+  EXPECT_EQ(s.rfind("The claim that Var(q·k) = d_k for iid components, Post-LN keeps it, and FP16 overflows holds", 0), 0u) << s;
+}
+
 TEST(Paraphrase, AClaimWithoutPartsKeepsTheCatalogueGist) {
   ClaimRecord c;
   c.id = "E1";

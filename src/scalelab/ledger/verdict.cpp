@@ -86,6 +86,12 @@ Verdict from_cases(const std::vector<Case>& cases, const std::string& head, cons
 
 namespace {
 bool same_cases(const Verdict& a, const Verdict& b) { return a.tested == b.tested && !a.tested.empty(); }
+
+// "The part that fails: in training." Part names are short labels ("in training", "slower"), so
+// they are quoted as names rather than read into the sentence.
+std::string failing_parts(const std::string& names, std::ptrdiff_t count) {
+  return (count == 1 ? "The part that fails: " : "The parts that fail: ") + names + ".";
+}
 }  // namespace
 
 namespace {
@@ -141,7 +147,9 @@ Verdict from_parts(std::vector<Part> parts) {
     if (v.kind == VerdictKind::does_not_hold) {
       const std::string failing = names_of([](const Part& p) { return p.verdict.kind == VerdictKind::does_not_hold; });
       sentence = (failing.empty() ? "No case satisfies " + names_of([](const Part&) { return true; }) + " at once."
-                                  : "Fails on " + failing + ".") + " " + sentence;
+                                  : failing_parts(failing, std::count_if(parts.begin(), parts.end(), [](const Part& p) {
+                                      return p.verdict.kind == VerdictKind::does_not_hold;
+                                    }))) + " " + sentence;
     }
     if (v.kind == VerdictKind::not_testable) {
       std::string why;
@@ -155,7 +163,8 @@ Verdict from_parts(std::vector<Part> parts) {
     };
     if (any(VerdictKind::does_not_hold)) {
       v.kind = VerdictKind::does_not_hold;
-      sentence = "Fails on " + names_of([](const Part& p) { return p.verdict.kind == VerdictKind::does_not_hold; }) + ". " + sentence;
+      sentence = failing_parts(names_of([](const Part& p) { return p.verdict.kind == VerdictKind::does_not_hold; }),
+                               std::count_if(parts.begin(), parts.end(), [](const Part& p) { return p.verdict.kind == VerdictKind::does_not_hold; })) + " " + sentence;
     } else if (any(VerdictKind::not_testable)) {
       v.kind = VerdictKind::not_testable;
       for (const Part& p : parts)

@@ -1,5 +1,6 @@
 #include "scalelab/report/claim_catalogue.hpp"
 
+#include <cctype>
 #include <set>
 
 #include "scalelab/report/text.hpp"
@@ -83,6 +84,21 @@ std::string clause(std::string s) {
   while (!s.empty() && (s.back() == '.' || s.back() == ' ' || s.back() == '\n')) s.pop_back();
   return s;
 }
+
+// A part's statement as a clause of a list: no leading "and " (the list adds its own), and a
+// sentence-initial capital lowered when the first word is a plain word ("Folding", not "Var(q·k)",
+// "Post-LN" or "FP16").
+std::string list_clause(std::string s) {
+  s = clause(std::move(s));
+  if (s.rfind("and ", 0) == 0 || s.rfind("And ", 0) == 0) s.erase(0, 4);
+  const size_t end = s.find(' ');
+  const std::string first = s.substr(0, end);
+  bool plain = first.size() > 1 && std::isupper(static_cast<unsigned char>(first[0]));
+  for (size_t i = 1; plain && i < first.size(); ++i)
+    plain = std::islower(static_cast<unsigned char>(first[i])) != 0;
+  if (plain) s[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(s[0])));
+  return s;
+}
 }  // namespace
 
 Inline verdict_sentence(const std::string& id, const ClaimRecord* claim) {
@@ -94,7 +110,7 @@ Inline verdict_sentence(const std::string& id, const ClaimRecord* claim) {
   if (claim && !claim->parts.empty()) {
     std::vector<std::string> clauses;
     for (const PartRecord& p : claim->parts)
-      if (!p.statement.empty()) clauses.push_back(clause(p.statement));
+      if (!p.statement.empty()) clauses.push_back(list_clause(p.statement));
     if (!clauses.empty()) {
       gist.clear();
       for (size_t i = 0; i < clauses.size(); ++i)
