@@ -37,6 +37,9 @@ class SigintDuringRun {
     if (!installed_) return;
     struct sigaction sa {};
     sa.sa_handler = on_sigint;
+    // SA_RESTART: a slow system call the signal interrupts (a read or wait that can block) is
+    // resumed instead of failing with EINTR, so the stop happens only where the Trainer polls.
+    sa.sa_flags = SA_RESTART;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, &previous_);
   }
