@@ -88,9 +88,13 @@ namespace {
 bool same_cases(const Verdict& a, const Verdict& b) { return a.tested == b.tested && !a.tested.empty(); }
 
 // "The part that fails: in training." Part names are short labels ("in training", "slower"), so
-// they are quoted as names rather than read into the sentence.
-std::string failing_parts(const std::string& names, std::ptrdiff_t count) {
-  return (count == 1 ? "The part that fails: " : "The parts that fail: ") + names + ".";
+// they are quoted as names rather than read into the sentence. "" when no part fails.
+std::string failing_parts(const std::vector<Part>& parts) {
+  std::vector<std::string> names;
+  for (const Part& p : parts)
+    if (p.verdict.kind == VerdictKind::does_not_hold) names.push_back(p.name);
+  if (names.empty()) return "";
+  return (names.size() == 1 ? "The part that fails: " : "The parts that fail: ") + join_words(names) + ".";
 }
 }  // namespace
 
@@ -145,11 +149,9 @@ Verdict from_parts(std::vector<Part> parts) {
     }
     v = decide(tested, outcome, "case");
     if (v.kind == VerdictKind::does_not_hold) {
-      const std::string failing = names_of([](const Part& p) { return p.verdict.kind == VerdictKind::does_not_hold; });
+      const std::string failing = failing_parts(parts);
       sentence = (failing.empty() ? "No case satisfies " + names_of([](const Part&) { return true; }) + " at once."
-                                  : failing_parts(failing, std::count_if(parts.begin(), parts.end(), [](const Part& p) {
-                                      return p.verdict.kind == VerdictKind::does_not_hold;
-                                    }))) + " " + sentence;
+                                  : failing) + " " + sentence;
     }
     if (v.kind == VerdictKind::not_testable) {
       std::string why;
@@ -163,8 +165,7 @@ Verdict from_parts(std::vector<Part> parts) {
     };
     if (any(VerdictKind::does_not_hold)) {
       v.kind = VerdictKind::does_not_hold;
-      sentence = failing_parts(names_of([](const Part& p) { return p.verdict.kind == VerdictKind::does_not_hold; }),
-                               std::count_if(parts.begin(), parts.end(), [](const Part& p) { return p.verdict.kind == VerdictKind::does_not_hold; })) + " " + sentence;
+      sentence = failing_parts(parts) + " " + sentence;
     } else if (any(VerdictKind::not_testable)) {
       v.kind = VerdictKind::not_testable;
       for (const Part& p : parts)
