@@ -1,13 +1,14 @@
 #include "scalelab/report/claim_sections.hpp"
 
 #include "scalelab/report/claim_catalogue.hpp"
+#include "scalelab/report/how_sure.hpp"
 #include "scalelab/report/text.hpp"
 
 namespace scalelab::report {
 namespace {
 
 Inline verdict_cell(const ClaimRecord& c) {
-  Inline out{strong(verdict_text(c.verdict))};
+  Inline out{how_sure_badge(how_sure(c)), txt(" "), strong(verdict_text(c.verdict))};
   if (c.verdict == Verdict::holds_only_if && !c.condition.empty()) out.push_back(txt(" " + c.condition));
   if (c.provisional) {
     out.push_back(txt(" — "));
@@ -104,9 +105,13 @@ std::vector<Block> claim_section(const ClaimRecord& c, const std::vector<Figure>
 
   // The answer first: the verdict, its sentence, each judged part, the shared-rate reading, the plots.
   out.push_back(Heading{4, "", {txt("Verdict")}});
-  Paragraph verdict{verdict_words(c.verdict, c.condition, c.reason), "note"};
+  const HowSure sure = how_sure(c);
+  Paragraph verdict{{how_sure_badge(sure), txt(" ")}, "note"};
+  for (Span& s : verdict_words(c.verdict, c.condition, c.reason)) verdict.text.push_back(std::move(s));
   if (!c.sentence.empty()) verdict.text.push_back(txt(" — " + c.sentence));
   out.push_back(std::move(verdict));
+  const std::string detail = how_sure_detail(c, sure);
+  if (!detail.empty()) out.push_back(Paragraph{{emph("How sure: " + sure.word + " (" + detail + ").")}, ""});
   if (!c.parts.empty()) {
     out.push_back(Heading{4, "", {txt("Parts of the claim, each judged")}});
     out.push_back(parts_table(c));

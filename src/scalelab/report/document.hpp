@@ -9,7 +9,7 @@ namespace scalelab::report {
 
 // A run of text. Text is stored raw; each renderer escapes it for its format.
 struct Span {
-  enum Kind { text, strong, emph, code, link };
+  enum Kind { text, strong, emph, code, link, badge };  // badge: a one-word verdict strength
   Kind kind = text;
   std::string content;
   std::string href;  // for links: "#anchor"

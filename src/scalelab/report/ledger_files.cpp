@@ -342,6 +342,17 @@ ClaimRecord read_claim(const std::string& path) {
     c.parts.push_back({p.str("name", true), p.str("statement"), parse_verdict(p), p.str("condition"),
                        p.str("reason"), p.str("sentence")});
   }
+  if (r.has("robustness")) {
+    const Reader rb = r.child(r.object("robustness"), "robustness");
+    c.marginal = rb.boolean("flips");
+    // The verdict a seed shift reads when it differs from the claim's own.
+    for (const char* side : {"moved_down", "moved_up"})
+      if (c.marginal && c.marginal_reads.empty() && rb.has(side)) {
+        const Reader m = rb.child(rb.object(side), side);
+        const Verdict v = parse_verdict(m);
+        if (v != c.verdict) c.marginal_reads = verdict_text(v);
+      }
+  }
   if (r.has("sensitivity")) {
     const Reader s = r.child(r.object("sensitivity"), "sensitivity");
     c.sensitivity = SensitivityRecord{parse_verdict(s), s.str("condition"), s.str("reason"), s.str("sentence"),

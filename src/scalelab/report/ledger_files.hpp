@@ -89,6 +89,9 @@ struct ClaimRecord {
   std::string condition;
   std::string reason;
   bool provisional = false;
+  // Marginal: moving every seed by its own spread changes the verdict (to marginal_reads).
+  bool marginal = false;
+  std::string marginal_reads;
   std::string sentence;
   KeyNumber key_number;
   std::optional<double> seconds;

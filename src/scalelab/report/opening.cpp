@@ -4,6 +4,7 @@
 #include <set>
 #include <string>
 
+#include "scalelab/report/answers.hpp"
 #include "scalelab/report/claim_catalogue.hpp"
 #include "scalelab/report/text.hpp"
 
@@ -123,6 +124,8 @@ std::vector<Block> opening_blocks(const Ledger& ledger) {
   auto add_answer = [&](const Question& q, int level) {
     out.push_back(Heading{level, q.anchor, {txt(q.question)}});
     if (*q.lead) out.push_back(Paragraph{{txt(q.lead)}, ""});
+    for (Block& b : answer_blocks(compose_answer(ledger, q.anchor))) out.push_back(std::move(b));
+    out.push_back(Paragraph{{emph("The claims behind this answer:")}, ""});
     out.emplace_back(std::in_place_type<List>, answer(ledger, q));
     for (const char* id : q.claims)
       if (!find(ledger, id)) not_run.insert(id);

@@ -51,6 +51,9 @@ summary { cursor: pointer; color: #0b57a4; }
 }
 .note { background: #f2f6fb; border-left: 4px solid #7aa7d6; padding: 0.6rem 0.9rem; }
 .warning { background: #fff5e6; border-left: 4px solid #e39b2d; padding: 0.6rem 0.9rem; }
+.badge { display: inline-block; padding: 0 0.45em; border-radius: 0.6em; font-size: 0.85em; font-weight: 600; color: #fff; }
+.badge-firm { background: #1b7837; } .badge-marginal { background: #b35806; } .badge-open { background: #5e5e5e; } .badge-provisional { background: #2166ac; }
+.answer { background: #eef7ee; border-left: 4px solid #3d8f5a; padding: 0.6rem 0.9rem; }
 )";
 
 // Offers a line break after '_', '/' and '.' inside long identifiers (file names, flags), so a
@@ -76,6 +79,7 @@ void render_inline(std::ostringstream& out, const Inline& spans, bool break_word
       case Span::emph: out << "<em>" << t << "</em>"; break;
       case Span::code: out << "<code>" << t << "</code>"; break;
       case Span::link: out << "<a href=\"" << escape_html(s.href) << "\">" << t << "</a>"; break;
+      case Span::badge: out << "<span class=\"badge badge-" << t << "\">" << t << "</span>"; break;
     }
   }
 }

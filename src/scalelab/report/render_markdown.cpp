@@ -22,6 +22,7 @@ std::string render_inline(const Inline& spans) {
       case Span::emph: out += "*" + t + "*"; break;
       case Span::code: out += "<code>" + t + "</code>"; break;
       case Span::link: out += "[" + t + "](" + markdown_href(s.href) + ")"; break;
+      case Span::badge: out += "**&#91;" + t + "&#93;**"; break;
     }
   }
   return out;

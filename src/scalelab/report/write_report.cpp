@@ -18,6 +18,7 @@
 #include "scalelab/report/gnuplot.hpp"
 #include "scalelab/report/ledger_files.hpp"
 #include "scalelab/report/opening.hpp"
+#include "scalelab/report/plain_words.hpp"
 #include "scalelab/report/sources.hpp"
 #include "scalelab/report/svg_inline.hpp"
 #include "scalelab/report/text.hpp"
@@ -44,7 +45,8 @@ ClaimFigures draw_figures(const std::vector<const ClaimRecord*>& claims, const R
   const Clock::time_point start = Clock::now();
   for (const ClaimRecord* c : claims) {
     std::vector<Figure>& out = figures[c->id];
-    for (const PlotSpec& spec : c->plots) {
+    for (const PlotSpec& raw : c->plots) {
+      const PlotSpec spec = plain_plot(raw);
       stop_if_asked(options);
       // Plot ids should be unique; if two claims share one, the second gets the claim's id too
       // (it names both the SVG file and the figure's anchor).
@@ -148,6 +150,7 @@ Document build_document(const Ledger& ledger, const std::vector<const ClaimRecor
   for (const ClaimRecord* c : claims)
     for (Block& b : claim_section(*c, figures.at(c->id))) doc.blocks.push_back(std::move(b));
   for (Block& b : sources_blocks()) doc.blocks.push_back(std::move(b));
+  plain_prose(doc);
   return doc;
 }
 
