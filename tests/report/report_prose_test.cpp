@@ -36,9 +36,10 @@ void collect(const Json& j, std::set<std::string>& out) {
   }
 }
 
-// The visible prose of report.html: without style, code, pre, details (config dumps), SVG and tags.
+// The visible prose of report.html, folded evidence included: without style, code and pre (the
+// config dumps), SVG and tags.
 std::string prose_of(std::string html) {
-  for (const char* element : {"style", "code", "pre", "details", "svg"}) {
+  for (const char* element : {"style", "code", "pre", "svg"}) {
     const std::regex block("<" + std::string(element) + "[\\s\\S]*?</" + element + ">");
     html = std::regex_replace(html, block, " ");
   }

@@ -123,13 +123,22 @@ std::vector<Block> claim_section(const ClaimRecord& c, const std::vector<Figure>
     s.push_back(txt(k.empty() ? "." : " (" + k + ")."));
     out.push_back(Paragraph{s, ""});
   }
-  for (const Figure& f : figures) out.push_back(f);
+  // The main plot (the claim's first) with the answer; the others with the evidence.
+  if (!figures.empty()) out.push_back(figures.front());
 
   out.push_back(Heading{4, "", {txt("Experiment")}});
   out.push_back(Paragraph{{txt(c.experiment.empty() ? "(not described)" : c.experiment)}, ""});
   out.push_back(Heading{4, "", {txt("Criterion (fixed before the run)")}});
   out.push_back(Paragraph{{txt(c.criterion.empty() ? "(not stated)" : c.criterion)}, ""});
   if (!c.thresholds.empty()) out.push_back(named_values_table(c.thresholds, "threshold"));
+
+  std::string folded;
+  if (figures.size() > 1) folded = std::to_string(figures.size() - 1) + (figures.size() == 2 ? " more plot" : " more plots");
+  if (!c.arms.empty()) folded += (folded.empty() ? "" : ", ") + std::string("arms and their configs");
+  if (!c.measurements.empty() || !c.facts.empty()) folded += (folded.empty() ? "" : ", ") + std::string("measurements");
+  if (folded.empty()) return out;
+  out.push_back(FoldBegin{"Evidence: " + folded});
+  for (size_t i = 1; i < figures.size(); ++i) out.push_back(figures[i]);
 
   if (!c.arms.empty()) {
     out.push_back(Heading{4, "", {txt("Arms")}});
@@ -145,6 +154,7 @@ std::vector<Block> claim_section(const ClaimRecord& c, const std::vector<Figure>
     out.push_back(Heading{4, "", {txt("Named numbers")}});
     out.push_back(named_values_table(c.facts, "fact"));
   }
+  out.push_back(FoldEnd{});
   return out;
 }
 

@@ -59,7 +59,14 @@ struct Figure {
   std::string problem;   // why it was not drawn
 };
 
-using Block = std::variant<Heading, Paragraph, List, Table, Details, Figure>;
+// The blocks between a FoldBegin and its FoldEnd are folded away under `summary` (the evidence of
+// a claim, below its answer). Folds do not nest.
+struct FoldBegin {
+  std::string summary;
+};
+struct FoldEnd {};
+
+using Block = std::variant<Heading, Paragraph, List, Table, Details, Figure, FoldBegin, FoldEnd>;
 
 struct Document {
   std::string title;

@@ -105,6 +105,10 @@ void plain_prose(Document& doc) {
         for (Inline& cell : row) plain_inline(cell);
     } else if (auto* f = std::get_if<Figure>(&b)) {
       f->title = plain_words(f->title);
+    } else if (auto* d = std::get_if<Details>(&b)) {
+      d->summary = plain_words(d->summary);  // the config it folds stays as written
+    } else if (auto* fold = std::get_if<FoldBegin>(&b)) {
+      fold->summary = plain_words(fold->summary);
     }
   }
 }

@@ -53,6 +53,7 @@ summary { cursor: pointer; color: #0b57a4; }
 .warning { background: #fff5e6; border-left: 4px solid #e39b2d; padding: 0.6rem 0.9rem; }
 .badge { display: inline-block; padding: 0 0.45em; border-radius: 0.6em; font-size: 0.85em; font-weight: 600; color: #fff; }
 .badge-firm { background: #1b7837; } .badge-marginal { background: #b35806; } .badge-open { background: #5e5e5e; } .badge-provisional { background: #2166ac; }
+details.evidence { margin: 0.8rem 0; } details.evidence > summary { cursor: pointer; font-weight: 600; }
 .answer { background: #eef7ee; border-left: 4px solid #3d8f5a; padding: 0.6rem 0.9rem; }
 )";
 
@@ -133,6 +134,10 @@ struct BlockWriter {
     out << "<details><summary>" << escape_html(d.summary) << "</summary>\n<pre><code>"
         << escape_html(d.body) << "</code></pre></details>\n";
   }
+  void operator()(const FoldBegin& f) {
+    out << "<details class=\"evidence\"><summary>" << escape_html(f.summary) << "</summary>\n";
+  }
+  void operator()(const FoldEnd&) { out << "</details>\n"; }
   void operator()(const Figure& f) {
     out << "<figure id=\"plot-" << escape_html(f.id) << "\">\n";
     if (!f.svg.empty())

@@ -76,6 +76,8 @@ struct BlockWriter {
     out << "<details><summary>" << escape_markdown(d.summary) << "</summary>\n\n" << fence << "json\n"
         << valid_utf8(d.body) << "\n" << fence << "\n\n</details>\n\n";
   }
+  void operator()(const FoldBegin& f) { out << "<details><summary>" << escape_markdown(f.summary) << "</summary>\n\n"; }
+  void operator()(const FoldEnd&) { out << "</details>\n\n"; }
   void operator()(const Figure& f) {
     const std::string title = escape_markdown(f.title.empty() ? f.id : f.title);
     if (!f.svg.empty())
