@@ -267,6 +267,11 @@ std::string script_for(const PlotSpec& spec, const fs::path& dir, const std::str
     << "set key below horizontal noreverse samplen 2 spacing 1.1\n"
     << "set xlabel " << gnuplot_string(spec.x_label) << "\n"
     << "set ylabel " << gnuplot_string(spec.y_label) << "\n";
+  // The band is named in the title (a label inside would sit under the data).
+  if (spec.y_band && std::isfinite(spec.y_band->first) && std::isfinite(spec.y_band->second))
+    s << "set object 1 rectangle from graph 0, first " << datum(spec.y_band->first) << " to graph 1, first "
+      << datum(spec.y_band->second) << " behind fillcolor rgb '#dcefd8' fillstyle solid 1.0 noborder\n";
+  if (spec.log_y) s << "set format y '%g'\n";
   if (spec.kind == "lines") {
     // On a log axis gnuplot widens the range to whole decades; keep it to the data instead.
     if (spec.log_x) s << "set logscale x\n" << log_range("x", spec) << log_tics("x", spec, 0);

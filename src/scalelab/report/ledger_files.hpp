@@ -56,6 +56,10 @@ struct PlotSpec {
   std::vector<Series> series;
   std::vector<std::string> rows, cols;
   std::vector<std::vector<double>> matrix;
+  // A shaded horizontal band [lo, hi] behind the data (a criterion's "matched" range), with its
+  // name in the key; drawn by the report only (not read from claim files).
+  std::optional<std::pair<double, double>> y_band;
+  std::string y_band_label;
 };
 
 // One judged clause of a claim (docs/ledger.md, rule 2).

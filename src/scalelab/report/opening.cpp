@@ -117,7 +117,7 @@ Paragraph what_was_tested(const Ledger& ledger) {
   return Paragraph{text, "note"};
 }
 
-std::vector<Block> opening_blocks(const Ledger& ledger) {
+std::vector<Block> opening_blocks(const Ledger& ledger, const ClaimFigures& figures) {
   std::vector<Block> out;
   out.push_back(what_was_tested(ledger));
   std::set<std::string> not_run;
@@ -125,6 +125,8 @@ std::vector<Block> opening_blocks(const Ledger& ledger) {
     out.push_back(Heading{level, q.anchor, {txt(q.question)}});
     if (*q.lead) out.push_back(Paragraph{{txt(q.lead)}, ""});
     for (Block& b : answer_blocks(compose_answer(ledger, q.anchor))) out.push_back(std::move(b));
+    if (auto f = figures.find(std::string("?") + q.anchor); f != figures.end())
+      for (const Figure& fig : f->second) out.push_back(fig);
     out.push_back(Paragraph{{emph("The claims behind this answer:")}, ""});
     out.emplace_back(std::in_place_type<List>, answer(ledger, q));
     for (const char* id : q.claims)

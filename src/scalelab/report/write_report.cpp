@@ -12,6 +12,7 @@
 
 #include "scalelab/core/atomic_file.hpp"
 #include "scalelab/core/error.hpp"
+#include "scalelab/report/answers.hpp"
 #include "scalelab/report/claim_catalogue.hpp"
 #include "scalelab/report/claim_sections.hpp"
 #include "scalelab/report/document.hpp"
@@ -19,6 +20,7 @@
 #include "scalelab/report/ledger_files.hpp"
 #include "scalelab/report/opening.hpp"
 #include "scalelab/report/plain_words.hpp"
+#include "scalelab/report/question_figures.hpp"
 #include "scalelab/report/sources.hpp"
 #include "scalelab/report/svg_inline.hpp"
 #include "scalelab/report/text.hpp"
@@ -37,22 +39,25 @@ void stop_if_asked(const ReportOptions& options) {
 
 // Draws every plot of every claim, within the time limits; the SVG files to write beside
 // report.md are collected in svg_files (name -> content) and written only when all is done.
-ClaimFigures draw_figures(const std::vector<const ClaimRecord*>& claims, const ReportOptions& options,
-                          bool gnuplot_found, ReportResult& result, std::map<std::string, std::string>& svg_files) {
+// The figures of each owner: a claim (by id) or a question (by "?" and its anchor).
+ClaimFigures draw_figures(const std::vector<std::pair<std::string, std::vector<PlotSpec>>>& owners,
+                          const ReportOptions& options, bool gnuplot_found, ReportResult& result,
+                          std::map<std::string, std::string>& svg_files) {
   ClaimFigures figures;
   std::set<std::string> used_names;
   int counter = 0;
   const Clock::time_point start = Clock::now();
-  for (const ClaimRecord* c : claims) {
-    std::vector<Figure>& out = figures[c->id];
-    for (const PlotSpec& raw : c->plots) {
+  for (const auto& [owner, plots] : owners) {
+    std::vector<Figure>& out = figures[owner];
+    const std::string owner_name = owner.rfind('?', 0) == 0 ? owner.substr(1) : owner;
+    for (const PlotSpec& raw : plots) {
       const PlotSpec spec = plain_plot(raw);
       stop_if_asked(options);
       // Plot ids should be unique; if two claims share one, the second gets the claim's id too
       // (it names both the SVG file and the figure's anchor).
       std::string name = spec.id;
       if (!used_names.insert(name).second) {
-        name = c->id + "-" + spec.id;
+        name = owner_name + "-" + spec.id;
         used_names.insert(name);
       }
       Figure f;
@@ -140,7 +145,7 @@ Document build_document(const Ledger& ledger, const std::vector<const ClaimRecor
                                   link("claims", "#claims"), txt(" · "), link("sources", "#sources")},
                                  ""});
 
-  for (Block& b : opening_blocks(ledger)) doc.blocks.push_back(std::move(b));
+  for (Block& b : opening_blocks(ledger, figures)) doc.blocks.push_back(std::move(b));
   for (Block& b : summary_blocks(ledger)) doc.blocks.push_back(std::move(b));
   doc.blocks.push_back(Heading{2, "claims", {txt("The claims, one by one")}});
   doc.blocks.push_back(Paragraph{
@@ -161,7 +166,11 @@ RenderedReport render_report(const Ledger& ledger, const ReportOptions& options,
   const std::vector<const ClaimRecord*> claims = claims_in_order(ledger);
   out.result.claims = static_cast<int>(claims.size());
   out.result.gnuplot_found = draw_plots;
-  const ClaimFigures figures = draw_figures(claims, options, draw_plots, out.result, out.svg_files);
+  // The questions' figures first: they lead the report.
+  std::vector<std::pair<std::string, std::vector<PlotSpec>>> owners;
+  for (const std::string& anchor : answered_questions()) owners.emplace_back("?" + anchor, question_plots(ledger, anchor));
+  for (const ClaimRecord* c : claims) owners.emplace_back(c->id, c->plots);
+  const ClaimFigures figures = draw_figures(owners, options, draw_plots, out.result, out.svg_files);
   const Document doc = build_document(ledger, claims, figures, options, draw_plots);
   out.html = render_html(doc);
   out.markdown = render_markdown(doc);
