@@ -9,7 +9,9 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <stdexcept>
 #include <csignal>
 #include <iostream>
 #include <string>
@@ -68,8 +70,8 @@ class SigintDuringRun {
 
 // The tests' way to deliver a SIGINT at a named moment of train() ("before_load",
 // "before_construction", "before_run", "after_run"): kill() to the process (the way a terminal's
-// Ctrl-C arrives), then wait until the handler has run, so the test does not depend on timing.
-// Fires once; empty: never.
+// Ctrl-C arrives), then wait until the handler has run, so the test does not depend on timing;
+// "before_handler": while Python's handler still has SIGINT. Fires once; empty: never.
 std::string& sigint_test_point() {
   static std::string point;
   return point;
@@ -125,15 +127,28 @@ Json summary_json(const TrainSummary& s, bool started) {
 std::string train(const std::string& tree_json, bool resume, nb::object on_record, bool handle_sigint,
                   bool progress) {
   const RunConfig config = parse_config_text(tree_json);
-  // A Ctrl-C that arrived before this call (Python runs its handler between bytecodes; the call
-  // may have come first): KeyboardInterrupt now, before anything is read or written.
-  if (PyErr_CheckSignals() != 0) throw nb::python_error();
   PythonSink sink(std::move(on_record));
   nb::gil_scoped_release release;
   ExclusiveCall call("train");
   stop_flag = 0;
   stopped_by_signal = 0;
+  if (sigint_test_point() == "before_handler") {
+    // As a SIGINT that Python's handler took: the same flag, set synchronously.
+    sigint_test_point().clear();
+    PyErr_SetInterrupt();
+  }
   const SigintDuringRun sigint(handle_sigint);
+  if (sigint.installed()) {
+    // A Ctrl-C that came before the handler went in (while Python's handler had it, up to a
+    // moment ago) waits in Python as a pending signal: it counts as one before the first step.
+    nb::gil_scoped_acquire gil;
+    if (PyErr_CheckSignals() != 0) {
+      if (!PyErr_ExceptionMatches(PyExc_KeyboardInterrupt)) throw nb::python_error();
+      PyErr_Clear();
+      stopped_by_signal = 1;
+    }
+  }
+  if (stopped_by_signal != 0) return summary_json(TrainSummary{}, /*started=*/false).dump();
   maybe_signal_at("before_load", sigint);
   const TaskData data = load_task(config.data);
   maybe_signal_at("before_construction", sigint);
@@ -157,9 +172,18 @@ void bind_train(nb::module_& m) {
         "Trains as `scalelab train`; on_record(record_json) -> stop is called for every metrics "
         "record. Returns the summary as JSON.");
   m.def(
-      "_sigint_at", [](const std::string& point) { sigint_test_point() = point; }, nb::arg("point"),
-      "Tests only: the next train() sends this process a SIGINT at `point` (before_load, "
-      "before_construction, before_run, after_run) and waits for the handler.");
+      "_sigint_at",
+      [](const std::string& point) {
+        static const std::vector<std::string> points = {"before_handler", "before_load", "before_construction",
+                                                        "before_run", "after_run"};
+        if (std::find(points.begin(), points.end(), point) == points.end())
+          throw std::invalid_argument("_sigint_at: unknown point '" + point +
+                                      "' (before_handler, before_load, before_construction, before_run, after_run)");
+        sigint_test_point() = point;
+      },
+      nb::arg("point"),
+      "Tests only: the next train() sends this process a SIGINT at `point` (before_handler, "
+      "before_load, before_construction, before_run, after_run) and waits for the handler.");
 }
 
 }  // namespace scalelab::python

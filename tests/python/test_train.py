@@ -104,7 +104,7 @@ def test_ctrl_c_during_training_stops_after_the_step_with_a_checkpoint(small_cop
     assert resumed.train["step"].tolist() == [steps + 1, steps + 2]
 
 
-@pytest.mark.parametrize("point", ["before_load", "before_construction", "before_run"])
+@pytest.mark.parametrize("point", ["before_handler", "before_load", "before_construction", "before_run"])
 def test_ctrl_c_before_the_first_step_writes_nothing(small_copy, tmp_path, python_sigint, point):
     cfg, _ = small_copy
     scalelab._scalelab._sigint_at(point)
