@@ -1,6 +1,5 @@
 #include "engine_signals.hpp"
 
-#include <omp.h>
 #include <pthread.h>
 #include <unistd.h>
 
