@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import signal
 import threading
 from typing import Any, Callable, Dict, List, Optional, Union
 
@@ -86,9 +87,12 @@ def train(config: Union[Config, dict, PathLike], steps: Optional[int] = None,
     ``resume=True`` continues from the run directory's checkpoint (``--resume``). ``progress``
     prints the command line's progress lines to the process's stderr.
 
-    Ctrl-C (SIGINT, when called from the main thread) stops after the step in progress and writes
-    the checkpoint, as the command line does, then raises ``KeyboardInterrupt`` whose
-    ``history`` attribute holds the run so far. Errors: ``ValueError`` for a bad config,
+    Ctrl-C (SIGINT, when called from the main thread with Python's default SIGINT handler) at any
+    moment raises ``KeyboardInterrupt`` whose ``history`` attribute holds the run so far: during
+    training it stops after the step in progress and writes the checkpoint, as the command line
+    does; before the first step (loading the data, building the model) nothing is written; after
+    the last step the run is complete. A Ctrl-C that arrives after ``train`` has returned to
+    Python is Python's ordinary KeyboardInterrupt. Errors: ``ValueError`` for a bad config,
     ``FileExistsError`` for a run directory that already holds a run (without resume),
     ``FileNotFoundError`` for missing data, ``RuntimeError`` when training diverges.
     """
@@ -115,16 +119,27 @@ def train(config: Union[Config, dict, PathLike], steps: Optional[int] = None,
             return True
         return False
 
-    main_thread = threading.current_thread() is threading.main_thread()
-    summary = json.loads(_scalelab.train(cfg._tree_json(), bool(resume), on_record, main_thread, bool(progress)))
-    history = History(records, summary, cfg.get("train.run_dir"))
+    # Ctrl-C is the trainer's to handle when Python would raise KeyboardInterrupt for it: a call
+    # from the main thread while SIGINT has Python's default handler (a handler of the caller's
+    # own keeps it; an ignored SIGINT stays ignored).
+    handle_sigint = (threading.current_thread() is threading.main_thread()
+                     and signal.getsignal(signal.SIGINT) is signal.default_int_handler)
+    summary = json.loads(_scalelab.train(cfg._tree_json(), bool(resume), on_record, handle_sigint, bool(progress)))
+    run_dir_path = cfg.get("train.run_dir")
+    history = History(records, summary, run_dir_path)
     if failure:
         raise failure[0]
     if summary.get("stopped_by_signal"):
-        path = os.path.join(cfg.get("train.run_dir"), "checkpoint.safetensors")
-        interrupt = KeyboardInterrupt(
-            f"SIGINT: stopped after step {summary['steps']} of {cfg.get('train.steps')}, checkpoint "
-            f"written to {path} (continue with resume=True)")
+        path = os.path.join(run_dir_path, "checkpoint.safetensors")
+        if not summary.get("started"):
+            message = f"SIGINT before the first step: nothing was written to {run_dir_path}"
+        elif summary.get("interrupted"):
+            message = (f"SIGINT: stopped after step {summary['steps']} of {cfg.get('train.steps')}, checkpoint "
+                       f"written to {path} (continue with resume=True)")
+        else:
+            message = (f"SIGINT after the last step: the run is complete ({summary['steps']} steps), checkpoint "
+                       f"written to {path}")
+        interrupt = KeyboardInterrupt(message)
         interrupt.history = history  # type: ignore[attr-defined]
         raise interrupt
     return history

@@ -4,6 +4,8 @@
 // from inside another call on the same thread (a train() callback calling Model.logits) would
 // wait for itself; it is refused with BusyError instead.
 //
+// While it is held, signals stay off the threads that run the engine (engine_signals.hpp).
+//
 // Construct it after releasing the GIL: the holder of the engine may need the GIL for a callback.
 #pragma once
 #include <atomic>
@@ -11,6 +13,7 @@
 #include <string>
 #include <thread>
 
+#include "engine_signals.hpp"
 #include "errors.hpp"
 
 namespace scalelab::python {
@@ -33,6 +36,8 @@ class ExclusiveCall {
   ExclusiveCall& operator=(const ExclusiveCall&) = delete;
 
  private:
+  EngineSignalShield shield_;  // first in, last out: the whole call runs shielded
+
   static std::mutex& engine() {
     static std::mutex m;
     return m;

@@ -1,0 +1,48 @@
+#include "engine_signals.hpp"
+
+#include <pthread.h>
+#include <unistd.h>
+
+#include <mutex>
+#include <thread>
+
+namespace scalelab::python {
+
+namespace {
+
+// The idle thread that receives the process's signals while the engine runs; one per process
+// (a forked child has none until its first call).
+void ensure_signal_taker() {
+  static std::mutex mutex;
+  static pid_t started_in = 0;
+  const std::lock_guard<std::mutex> lock(mutex);
+  if (started_in == getpid()) return;
+  // Created before the caller blocks anything: it inherits the mask the process had.
+  std::thread([] {
+    for (;;) pause();  // returns after each handler; the thread lives as long as the process
+  }).detach();
+  started_in = getpid();
+}
+
+}  // namespace
+
+sigset_t EngineSignalShield::asynchronous_signals() {
+  sigset_t set;
+  sigfillset(&set);
+  for (int fault : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGSYS, SIGABRT}) sigdelset(&set, fault);
+  return set;
+}
+
+EngineSignalShield::EngineSignalShield() {
+  ensure_signal_taker();
+  const sigset_t blocked = asynchronous_signals();
+  pthread_sigmask(SIG_BLOCK, &blocked, &previous_);
+  // The OpenMP threads that exist already (threads the runtime adds later are created by this
+  // thread, blocked, and inherit its mask).
+#pragma omp parallel
+  pthread_sigmask(SIG_BLOCK, &blocked, nullptr);
+}
+
+EngineSignalShield::~EngineSignalShield() { pthread_sigmask(SIG_SETMASK, &previous_, nullptr); }
+
+}  // namespace scalelab::python
