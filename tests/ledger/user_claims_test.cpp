@@ -212,6 +212,34 @@ criterion = { kind = "worse", arm = "lr 0.05", than = "lr 1e-9", margin = 0.3 }
   EXPECT_EQ(record["arms"].size(), 4u);  // 2 arms x 2 widths
 }
 
+// loss_curve: the criterion holds for a seed only at every point of the curve. The logged training
+// loss is label-smoothed, so with smoothing 0.5 it cannot go below the smoothed target's entropy
+// (about 1.9 nats on the copy task's vocabulary), while without smoothing the copy task is below
+// 1 nat by mid-run: worse at both points (steps 75 and 150), never better. One swept rate, so
+// both claims share the same 6 runs.
+TEST_F(UserClaims, LossCurveJudgedAtEveryPoint) {
+  const std::string arms = R"TOML(
+seeds = 3
+sweep = { key = "train.lr", values = [0.003] }
+arms = [ { name = "smoothing 0.5", set = ["train.label_smoothing=0.5"] },
+         { name = "smoothing 0", set = ["train.label_smoothing=0"] } ]
+measure = { name = "loss_curve", points = 2 }
+)TOML";
+  const std::string file = write("curve.toml", "[[claim]]\nid = \"curve-higher\"\nstatement = \"s\"" + arms +
+                                                   "criterion = { kind = \"worse\", arm = \"smoothing 0.5\", than = \"smoothing 0\" }\n" +
+                                                   "[[claim]]\nid = \"curve-lower\"\nstatement = \"s\"" + arms +
+                                                   "criterion = { kind = \"better\", arm = \"smoothing 0.5\", than = \"smoothing 0\" }\n");
+  const auto c = check(file, {"curve-higher", "curve-lower"});
+  EXPECT_EQ(c.at("curve-higher")["verdict"], "holds");
+  EXPECT_EQ(c.at("curve-lower")["verdict"], "does not hold");
+  std::ifstream in(dir_ / "out" / "claims" / "curve-higher.json");
+  const Json record = Json::parse(in);
+  int points = 0;
+  for (const Json& m : record["measurements"])
+    if (m["name"] == "training loss at step 75" || m["name"] == "training loss at step 150") ++points;
+  EXPECT_EQ(points, 4);  // 2 points x 2 arms
+}
+
 TEST_F(UserClaims, ClaimsOfTheFileAreSelectedById) {
   LedgerMode mode;
   mode.quick = true;

@@ -60,10 +60,10 @@ std::vector<Block> user_claim_blocks(const std::vector<const ClaimRecord*>& clai
   out.push_back(summary);
   for (const ClaimRecord* c : user) {
     out.push_back(Heading{3, claim_anchor(c->id).substr(1), {code(c->id), txt(": " + c->statement)}});
-    out.push_back(Paragraph{{strong("Experiment. "), txt(c->experiment)}, ""});
-    out.push_back(Paragraph{{strong("Criterion, fixed before the run. "), txt(c->criterion)}, ""});
-    Inline verdict{strong("Verdict: ")};
-    for (Span& s : verdict_inline(*c)) verdict.push_back(std::move(s));
+    out.push_back(Paragraph{{strong("Experiment."), txt(" " + c->experiment)}, ""});
+    out.push_back(Paragraph{{strong("Criterion, fixed before the run."), txt(" " + c->criterion)}, ""});
+    Inline verdict{strong(std::string("Verdict: ") + verdict_text(c->verdict))};
+    if (c->verdict == Verdict::holds_only_if && !c->condition.empty()) verdict.push_back(txt(" " + c->condition));
     if (!c->sentence.empty()) verdict.push_back(txt(". " + c->sentence));
     out.push_back(Paragraph{verdict, c->verdict == Verdict::not_testable ? "note" : ""});
     const auto it = figures.find(c->id);
