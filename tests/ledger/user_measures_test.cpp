@@ -106,3 +106,13 @@ TEST(UserMeasures, SchemaForEditorsMatchesTheLoader) {
   for (const Json& op : props["op"]["enum"]) schema_ops.push_back(op.get<std::string>());
   EXPECT_EQ(schema_ops, ops);
 }
+
+TEST(UserMeasures, LossCurveAsOneNumberIsTheMeanOfItsPoints) {
+  MeasureSpec m;
+  m.name = "loss_curve";
+  m.points = 2;
+  const Arm a = arm_of({trained({{50, 3.0}, {100, 1.0}}), trained({{10, 4.0}}, true)});
+  const std::vector<double> v = measure_per_seed(m, a);
+  EXPECT_EQ(v[0], 2.0);
+  EXPECT_TRUE(std::isinf(v[1]));
+}

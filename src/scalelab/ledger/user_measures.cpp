@@ -103,7 +103,7 @@ std::string measure_label(const MeasureSpec& m) {
   if (m.name == "grad_norm")
     return "gradient norm of " + m.stack + " layer " + std::to_string(m.layer) + " at step " + std::to_string(m.step);
   if (m.name == "best_lr") return "best learning rate";
-  if (m.name == "loss_curve") return "training loss at " + std::to_string(m.points) + " points of the curve";
+  if (m.name == "loss_curve") return "training loss at " + std::to_string(m.points) + " points of the curve (their mean where one number is shown)";
   if (m.name == "f16_overflow")
     return "f16 overflows " + (m.op == "all" ? std::string("over every op") : "of " + m.op) +
            (m.when == "init" ? " at init" : " over training");
@@ -118,6 +118,13 @@ bool measures_learning_rate(const MeasureSpec& m) { return m.name == "best_lr"; 
 bool log_scale_measure(const MeasureSpec& m) { return m.name == "best_lr"; }
 
 std::vector<double> measure_per_seed(const MeasureSpec& m, const Arm& arm) {
+  if (m.name == "loss_curve") {  // the mean over the points (a failed seed: +inf)
+    const std::vector<std::vector<double>> points = measure_points(m, arm);
+    std::vector<double> mean(arm.results.size(), 0.0);
+    for (const auto& p : points)
+      for (size_t i = 0; i < mean.size(); ++i) mean[i] += p[i] / double(points.size());
+    return mean;
+  }
   if (m.name == "best_lr") {
     // Each seed's own argmin over the grid (every seed ran every rate); a seed that failed at
     // every rate has no best rate (+inf).
@@ -146,13 +153,6 @@ std::vector<double> measure_per_seed(const MeasureSpec& m, const Arm& arm) {
     if (m.name == "grad_norm") return observed_grad(r, m.step, m.stack, m.layer);
     if (m.name == "probe") return probe_value(r, m.probe, m.stack, m.layer, m.site, m.field);
     if (m.name == "f16_overflow") return overflow_of(r, m.op, m.when == "init");
-    if (m.name == "loss_curve") {
-      if (diverged(r)) return kInf;
-      const Curve c = loss_curve(r);
-      double sum = 0;
-      for (const auto& point : c) sum += point.second;
-      return c.empty() ? kNaN : sum / double(c.size());
-    }
     throw_error("measure \"", m.name, "\": unknown");
   });
 }

@@ -43,7 +43,8 @@ bool measures_learning_rate(const MeasureSpec& m);
 bool log_scale_measure(const MeasureSpec& m);
 
 // The value per seed of an arm (for best_lr: each seed's own best rate over the arm's grid; for
-// loss_curve: the mean over its points; not for coord_check).
+// loss_curve: the mean over its points, for the record and the plot against the sweep; not for
+// coord_check).
 std::vector<double> measure_per_seed(const MeasureSpec& m, const Arm& arm);
 
 // Measures judged at several points per seed: [point][seed]. loss_curve: the training loss at
