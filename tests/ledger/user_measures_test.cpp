@@ -59,6 +59,13 @@ TEST(UserMeasures, F16OverflowSumsTheOpsOfATrainingRun) {
   const auto per_op = overflow_per_op(a, false);
   EXPECT_EQ(per_op.at("embedding_scale")[0], 5.0);
   EXPECT_EQ(per_op.count("softmax_exp"), 0u);  // no overflow anywhere: not listed
+  // A diverged run: the judged total is the worst value, the per-op counts those until it stopped.
+  Json failed = trained({{10, 1.0}}, true);
+  failed["rounding"] = {{"qk_matmul", {{"overflow", 3.0}}}};
+  const Arm b = arm_of({failed, r});
+  m.op = "all";
+  EXPECT_TRUE(std::isinf(measure_per_seed(m, b)[0]));
+  EXPECT_EQ(overflow_per_op(b, false).at("qk_matmul")[0], 3.0);
 }
 
 TEST(UserMeasures, CoordCheckIsTheLargestSlopeOverSitesAndSteps) {

@@ -117,7 +117,7 @@ Judged judge(const ClaimSpec& s, const std::string& arm, const std::vector<std::
   return {worst_over_points(paired(criteria::paired_differences), better),
           better ? std::function<bool(double)>([mg = c.margin](double d) { return d < -mg; })
                  : std::function<bool(double)>([mg = c.margin](double d) { return d > mg; }),
-          measure_label(m) + ", " + arm + " - " + c.than + at_points, measure_unit(m)};
+          measure_label(m) + ", " + arm + " - " + c.than + at_points, measure_unit(m).empty() ? "" : " " + measure_unit(m)};
 }
 
 std::string quoted_arms(const CriterionSpec& c) {

@@ -42,10 +42,12 @@ double loss_near(const Curve& curve, int64_t step) {
 }
 
 // Overflowing results of `op` ("all": every op) in one result: a training run's summed per-op
-// counts, or a probe run's precision records summed over sites. A run without counts: NaN.
-double overflow_of(const Json& result, const std::string& op, bool at_init) {
+// counts, or a probe run's precision records summed over sites. A run without counts: NaN. A
+// diverged training run is +inf (the worst value) unless `up_to_failure`: then its counts until it
+// stopped, which say where it overflowed.
+double overflow_of(const Json& result, const std::string& op, bool at_init, bool up_to_failure = false) {
   if (!at_init) {
-    if (diverged(result)) return kInf;
+    if (diverged(result) && !up_to_failure) return kInf;
     if (!result.contains("rounding")) return kNaN;
     double n = 0;
     for (const auto& [name, counts] : result["rounding"].items())
@@ -181,8 +183,8 @@ std::vector<std::string> precision_op_names() {
 std::map<std::string, std::vector<double>> overflow_per_op(const Arm& arm, bool at_init) {
   std::map<std::string, std::vector<double>> out;
   for (const std::string& op : precision_op_names()) {
-    std::vector<double> v = per_seed(arm, [&](const Json& r) { return overflow_of(r, op, at_init); });
-    if (std::any_of(v.begin(), v.end(), [](double x) { return x != 0 && !std::isnan(x); })) out[op] = std::move(v);
+    std::vector<double> v = per_seed(arm, [&](const Json& r) { return overflow_of(r, op, at_init, true); });
+    if (std::any_of(v.begin(), v.end(), [](double x) { return std::isfinite(x) && x != 0; })) out[op] = std::move(v);
   }
   out["all"] = per_seed(arm, [&](const Json& r) { return overflow_of(r, "all", at_init); });
   return out;

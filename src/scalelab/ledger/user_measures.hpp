@@ -56,7 +56,9 @@ std::vector<int64_t> loss_curve_steps(const MeasureSpec& m, int64_t steps);
 
 // f16_overflow: the names of the ops counted (kernels/precision.hpp), for validation.
 std::vector<std::string> precision_op_names();
-// f16_overflow: overflowing results per op (op -> per seed) of an arm; `all` is their sum.
+// f16_overflow: overflowing results per op (op -> per seed) of an arm, the ops with an overflow on
+// some seed; a diverged training run gives its counts until it stopped. `all`: the judged total
+// (a diverged run +inf).
 std::map<std::string, std::vector<double>> overflow_per_op(const Arm& arm, bool at_init);
 
 // coord_check (the coordinate check of Microsoft's mup): each arm runs at every width for
