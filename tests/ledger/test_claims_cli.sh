@@ -6,7 +6,11 @@
 #       check of both does the distinct runs once;
 #   (d) a bad file: one "scalelab: error:" line naming the file, the claim and the key, a
 #       non-zero exit and no output directory;
-#   (e) the example claim files in examples/claims/ load (--dry-run).
+#   (e) the example claim files in examples/claims/ load (--dry-run);
+#   (f) the report puts the user claim in its own "Your claims" section, with its plot, and not
+#       among the built-in claims;
+#   (g) a coord_check claim (untuned, one run per arm, width and seed): --dry-run plans exactly the
+#       runs the check does.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/check_test_common.sh" claims-cli
 
@@ -120,6 +124,43 @@ for f in "$src"/examples/claims/*.toml; do
     fail "e: $(basename "$f"): $(cat "$tmp/ex.err")"
   fi
 done
+
+# (f) the report of c3 (A1 and the user claim); plots drawn if gnuplot is there, else listed
+if [ -d "$tmp/c3" ] && "$bin" report "$tmp/c3" >"$tmp/report.out" 2>"$tmp/report.err"; then
+  md="$tmp/c3/report.md"
+  your=$(sed -n '/^## Your claims/,/^## [^Y]/p' "$md")
+  builtin=$(sed -n '/^## The claims, one by one/,/^## [^T]/p' "$md")
+  printf '%s' "$your" | grep -q 'no-scale-larger-logits' && ok "f: report.md has a Your claims section with the user claim" ||
+    fail "f: no Your claims section naming no-scale-larger-logits in report.md"
+  printf '%s' "$your" | grep -q 'no-scale-larger-logits-measure' && ok "f: the section shows the plot of the measure per arm" ||
+    fail "f: the Your claims section lacks the plot no-scale-larger-logits-measure"
+  if printf '%s' "$builtin" | grep -q 'no-scale-larger-logits'; then fail "f: the user claim is also among the built-in claims"
+  else ok "f: the user claim is not among the built-in claims"; fi
+  grep -q 'id="your-claims"' "$tmp/c3/report.html" && ok "f: report.html has the section" || fail "f: report.html lacks id=your-claims"
+else
+  fail "f: scalelab report $tmp/c3 failed: $(cat "$tmp/report.err" 2>/dev/null)"
+fi
+
+# (g) coord_check: 2 arms x 2 widths x 2 seeds, 3 steps each, at fixed rates
+cat >"$tmp/coord.toml" <<'EOF'
+[[claim]]
+id = "coord-rate"
+statement = "At Adam rate 0.05 the layer outputs grow with width over the first steps more than at 1e-9."
+seeds = 2
+base.set = ["train.schedule=constant", "train.warmup=0", "model.n_heads=2"]
+arms = [ { name = "lr 0.05", set = ["train.lr=0.05"] }, { name = "lr 1e-9", set = ["train.lr=1e-9"] } ]
+measure = { name = "coord_check", widths = [16, 32], steps = 3 }
+criterion = { kind = "worse", arm = "lr 0.05", than = "lr 1e-9" }
+EOF
+if "$bin" check --quick --claims "$tmp/coord.toml" --only coord-rate --dry-run >"$tmp/gdry.out" 2>"$tmp/gdry.err"; then
+  gplanned=$(sed -nE 's/.*: ([0-9]+) run\(s\) in all.*/\1/p' "$tmp/gdry.out")
+  if check g --claims "$tmp/coord.toml" --only coord-rate --out "$tmp/g"; then
+    read -r gtotal _ <<<"$(runs_line g) x"
+    [ "$gplanned" = 8 ] && [ "$gtotal" = 8 ] && ok "g: coord_check planned 8 runs and did 8" || fail "g: planned '$gplanned', did '$gtotal' (expected 8, 8)"
+  fi
+else
+  fail "g: --dry-run exited non-zero: $(cat "$tmp/gdry.err")"
+fi
 
 if [ "$failures" -gt 0 ]; then
   echo "$failures failure(s)"

@@ -122,6 +122,124 @@ TEST_F(UserClaims, VerdictsFromRealRuns) {
   EXPECT_EQ(record["plots"][0]["series"].size(), 2u);
 }
 
+// Arms are conditions: with two arms under test, each is a case, and a claim true of one arm only
+// holds only if that arm. At init 1/d_k gives logits 4x smaller than 1/sqrt(d_k) (d_k 16), no
+// scale 4x larger.
+TEST_F(UserClaims, ClaimTrueOnOneArmHoldsOnlyIfThatArm) {
+  const std::string file = write("arms.toml", R"TOML(
+[[claim]]
+id = "smaller-logits"
+statement = "Both 1/d_k and no scale give smaller attention logits at init than 1/sqrt(d_k)."
+seeds = 3
+arms = [ { name = "1/d_k", set = ["model.attention.scale=inv_dk"] },
+         { name = "none", set = ["model.attention.scale=none"] }, { name = "1/sqrt(d_k)" } ]
+measure = { name = "probe", probe = "attn_logits", field = "max_abs" }
+criterion = { kind = "better", arm = ["1/d_k", "none"], than = "1/sqrt(d_k)" }
+)TOML");
+  const auto c = check(file, {"smaller-logits"});
+  EXPECT_EQ(c.at("smaller-logits")["verdict"], "holds only if");
+  EXPECT_EQ(c.at("smaller-logits")["condition"], "1/d_k");
+  std::ifstream in(dir_ / "out" / "claims" / "smaller-logits.json");
+  const Json record = Json::parse(in);
+  EXPECT_EQ(record["cases"]["held_on"], Json::array({"1/d_k"}));
+  EXPECT_EQ(record["cases"]["failed_on"], Json::array({"none"}));
+}
+
+// f16 overflow counts per op at init (the precision probe): an embedding scale of 1e6 does not fit
+// f16 (max 65504), so its arm overflows on every seed and the base scale nowhere; the record holds
+// the counts of every overflowing op, which add up to the total the criterion judged.
+TEST_F(UserClaims, F16OverflowCountsPerOp) {
+  const std::string file = write("f16.toml", R"TOML(
+[[claim]]
+id = "huge-scale-overflows"
+statement = "An embedding scale of 1e6 overflows f16 more than the base scale."
+seeds = 2
+arms = [ { name = "x 1e6", set = ["model.embedding.scale=1e6"] }, { name = "base" } ]
+measure = { name = "f16_overflow", when = "init" }
+criterion = { kind = "worse", arm = "x 1e6", than = "base" }
+)TOML");
+  const auto c = check(file, {"huge-scale-overflows"});
+  EXPECT_EQ(c.at("huge-scale-overflows")["verdict"], "holds");
+  std::ifstream in(dir_ / "out" / "claims" / "huge-scale-overflows.json");
+  const Json record = Json::parse(in);
+  std::vector<double> total, per_op_sum(2, 0.0);
+  int ops = 0;
+  for (const Json& m : record["measurements"]) {
+    if (m["arm"] != "x 1e6") continue;
+    const std::string name = m["name"];
+    if (name == "f16 overflows over every op at init") total = m["values"].get<std::vector<double>>();
+    if (name.rfind("f16 overflows of ", 0) == 0) {
+      ++ops;
+      for (size_t i = 0; i < 2; ++i) per_op_sum[i] += m["values"][i].get<double>();
+    }
+  }
+  ASSERT_EQ(total.size(), 2u) << record["measurements"].dump().substr(0, 2000);
+  EXPECT_GE(ops, 1);
+  for (size_t i = 0; i < 2; ++i) {
+    EXPECT_GT(total[i], 0.0);
+    EXPECT_EQ(per_op_sum[i], total[i]);
+  }
+}
+
+// The coordinate check: at a large constant Adam rate one step moves every weight by about the
+// rate, so an update's effect on a layer's output grows with the width (slope near 1 in
+// log-log); at a rate of 1e-9 nothing moves and the sizes are the initialisation's, which do not
+// grow with width. Widths 16 and 64, 3 steps, each width a run per seed.
+TEST_F(UserClaims, CoordCheckSeesActivationsGrowWithWidth) {
+  const std::string file = write("coord.toml", R"TOML(
+[[claim]]
+id = "large-rate-blows-up"
+statement = "At Adam rate 0.05 the activations grow with width over the first steps more than at 1e-9."
+seeds = 2
+base.set = ["train.schedule=constant", "train.warmup=0", "model.n_heads=2"]
+arms = [ { name = "lr 0.05", set = ["train.lr=0.05"] }, { name = "lr 1e-9", set = ["train.lr=1e-9"] } ]
+measure = { name = "coord_check", widths = [16, 64], steps = 3 }
+criterion = { kind = "worse", arm = "lr 0.05", than = "lr 1e-9", margin = 0.3 }
+)TOML");
+  const auto c = check(file, {"large-rate-blows-up"});
+  EXPECT_EQ(c.at("large-rate-blows-up")["verdict"], "holds");
+  std::ifstream in(dir_ / "out" / "claims" / "large-rate-blows-up.json");
+  const Json record = Json::parse(in);
+  // One coordinate-check plot per arm (a series per step, a point per width), then the measure's.
+  int coord_plots = 0;
+  for (const Json& p : record["plots"])
+    if (p["id"].get<std::string>().find("-coord-") != std::string::npos) {
+      ++coord_plots;
+      ASSERT_EQ(p["series"].size(), 3u);
+      EXPECT_EQ(p["series"][0]["points"].size(), 2u);
+    }
+  EXPECT_EQ(coord_plots, 2);
+  EXPECT_EQ(record["arms"].size(), 4u);  // 2 arms x 2 widths
+}
+
+// loss_curve: the criterion holds for a seed only at every point of the curve. The logged training
+// loss is label-smoothed, so with smoothing 0.5 it cannot go below the smoothed target's entropy
+// (about 1.9 nats on the copy task's vocabulary), while without smoothing the copy task is below
+// 1 nat by mid-run: worse at both points (steps 75 and 150), never better. One swept rate, so
+// both claims share the same 6 runs.
+TEST_F(UserClaims, LossCurveJudgedAtEveryPoint) {
+  const std::string arms = R"TOML(
+seeds = 3
+sweep = { key = "train.lr", values = [0.003] }
+arms = [ { name = "smoothing 0.5", set = ["train.label_smoothing=0.5"] },
+         { name = "smoothing 0", set = ["train.label_smoothing=0"] } ]
+measure = { name = "loss_curve", points = 2 }
+)TOML";
+  const std::string file = write("curve.toml", "[[claim]]\nid = \"curve-higher\"\nstatement = \"s\"" + arms +
+                                                   "criterion = { kind = \"worse\", arm = \"smoothing 0.5\", than = \"smoothing 0\" }\n" +
+                                                   "[[claim]]\nid = \"curve-lower\"\nstatement = \"s\"" + arms +
+                                                   "criterion = { kind = \"better\", arm = \"smoothing 0.5\", than = \"smoothing 0\" }\n");
+  const auto c = check(file, {"curve-higher", "curve-lower"});
+  EXPECT_EQ(c.at("curve-higher")["verdict"], "holds");
+  EXPECT_EQ(c.at("curve-lower")["verdict"], "does not hold");
+  std::ifstream in(dir_ / "out" / "claims" / "curve-higher.json");
+  const Json record = Json::parse(in);
+  int points = 0;
+  for (const Json& m : record["measurements"])
+    if (m["name"] == "training loss at step 75" || m["name"] == "training loss at step 150") ++points;
+  EXPECT_EQ(points, 4);  // 2 points x 2 arms
+}
+
 TEST_F(UserClaims, ClaimsOfTheFileAreSelectedById) {
   LedgerMode mode;
   mode.quick = true;
@@ -169,6 +287,14 @@ criterion = { kind = "better", arm = "a", than = "b" }
       {"id characters", with("id = \"c1\"", "id = \"c 1\""), "id: \"c 1\": allowed: letters, digits, - and _"},
       {"unknown measure key", with("\"final_valid_loss\"", "{ name = \"steps_to_loss\", target = 1.0, at = 3 }"),
        "measure.at: unknown key; allowed: name, target"},
+      {"unknown op", with("\"final_valid_loss\"", "{ name = \"f16_overflow\", op = \"softmax\" }"),
+       "claim \"c1\": measure.op: \"softmax\": allowed: all, input_cast, embedding_scale,"},
+      {"coord_check without widths", with("\"final_valid_loss\"", "{ name = \"coord_check\" }"),
+       "claim \"c1\": measure.widths: missing (coord_check needs an array of at least two d_model values)"},
+      {"coord_check width the config rejects", with("\"final_valid_loss\"", "{ name = \"coord_check\", widths = [32, 33] }"),
+       "claim \"c1\": arms \"a\" at width 33:"},
+      {"criterion arm list with an unknown arm", with("arm = \"a\"", "arm = [\"a\", \"z\"]"),
+       "claim \"c1\": criterion.arm: \"z\": no such arm; allowed: a, b"},
       {"bad override", with("set = [\"model.attention.scale=inv_dk\"]", "set = [\"model.d_modle=8\"]"), "claim \"c1\": arms \"b\":"},
   };
   for (const Bad& b : cases) {

@@ -62,8 +62,10 @@ class CurveSink : public MetricsSink {
   int64_t skipped_steps = 0;
 };
 
-// Per-layer gradient norms and attention logit/entropy statistics of one training step.
-Json observe_step(const StepView& view) {
+// Per-layer gradient norms and attention logit/entropy statistics of one training step; with
+// `activations`, also the size (RMS over coordinates) of every sublayer's output f(x) and of the
+// residual stream after it, for the coordinate check (docs/claims-file.md, coord_check).
+Json observe_step(const StepView& view, bool activations) {
   std::map<std::pair<std::string, int64_t>, double> sq;
   for (Parameter<float>* p : view.model.parameters()) {
     double s = 0;
@@ -74,15 +76,22 @@ Json observe_step(const StepView& view) {
   for (const auto& [loc, s] : sq) layers.push_back({loc.first, loc.second, std::sqrt(s)});
   probes::ModelProbeOptions po;
   po.per_head = false;
-  po.stream_probes = false;
+  po.stream_probes = activations;
   po.activation_probes = false;
   probes::ModelProbe<float> probe(view.model, po);
   probe.observe_forward();
   // Per (stack, layer, site): max |logit|, entropy, saturated share, logit variance, share in [-3, 3].
   using Site = std::tuple<std::string, int64_t, std::string>;
   std::map<Site, std::array<double, 5>> stats;
+  std::map<Site, std::array<double, 2>> sizes;  // (sublayer rms, residual rms)
   for (const probes::ProbeRecord& r : probe.records(0, view.step)) {
     if (r.head != -1) continue;
+    if (r.probe == "sublayer" || r.probe == "residual") {
+      auto [it, fresh] = sizes.try_emplace(Site{r.stack, r.layer, r.site});
+      if (fresh) it->second.fill(NAN);
+      it->second[r.probe == "sublayer" ? 0 : 1] = r.value("rms");
+      continue;
+    }
     auto [it, fresh] = stats.try_emplace(Site{r.stack, r.layer, r.site});
     if (fresh) it->second.fill(NAN);
     if (r.probe == "attn_logits") {
@@ -100,7 +109,13 @@ Json observe_step(const StepView& view) {
     if (std::isnan(v[0])) continue;  // not an attention site
     attn.push_back({std::get<0>(site), std::get<1>(site), std::get<2>(site), v[0], v[1], v[2], v[3], v[4]});
   }
-  return {{"step", view.step}, {"loss", view.loss}, {"grad_layers", layers}, {"attn", attn}};
+  Json out = {{"step", view.step}, {"loss", view.loss}, {"grad_layers", layers}, {"attn", attn}};
+  if (activations) {
+    Json act = Json::array();
+    for (const auto& [site, v] : sizes) act.push_back({std::get<0>(site), std::get<1>(site), std::get<2>(site), v[0], v[1]});
+    out["act"] = std::move(act);
+  }
+  return out;
 }
 
 Json execute_train(const RunSpec& spec) {
@@ -111,8 +126,9 @@ Json execute_train(const RunSpec& spec) {
   Json observations = Json::array();
   TrainerOptions options{.write_run_dir = false, .sink = &sink};
   options.observe_every = spec.options.value("observe_every", int64_t{0});
+  const bool activations = spec.options.value("activations", false);
   if (options.observe_every > 0)
-    options.observer = [&](const StepView& v) { observations.push_back(observe_step(v)); };
+    options.observer = [&](const StepView& v) { observations.push_back(observe_step(v, activations)); };
   Json out = {{"diverged", false}, {"diverged_step", -1}};
   const auto t0 = std::chrono::steady_clock::now();
   try {

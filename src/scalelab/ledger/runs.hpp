@@ -11,7 +11,10 @@
 //    "valid": [[step, nll, token_accuracy], ...],      every train.eval_every steps and at the end
 //    "final_valid_nll", "final_train_loss", "diverged": bool, "diverged_step",
 //    "observations": [{"step", "grad_layers": [[stack, layer, ||g||], ...],
-//                      "attn": [[stack, layer, site, max|logit|, entropy_norm, saturated]]}],
+//                      "attn": [[stack, layer, site, max|logit|, entropy_norm, saturated]],
+//                      "act": [[stack, layer, site, rms of f(x), rms of x + f(x)]]}],  (option
+//                                                            "activations": true only)
+//    "rounding": {op: {results, overflow, nan, underflow}}, "skipped_steps"   (f16 / bf16 only)
 //    "seconds"}
 // Result JSON of a probe run: {"records": [probe records with head = -1], "first_step_lr"}
 // (probe_run.hpp; docs/probes.md for the record format).
@@ -32,7 +35,7 @@ struct RunSpec {
   RunKind kind = RunKind::train;
   Json config;         // run_config_to_json of the parsed config (every default filled in)
   int64_t seed = 1;
-  Json options = Json::object();  // train: {"observe_every"}; probe: {"batches", "batch_size",
+  Json options = Json::object();  // train: {"observe_every", "activations"}; probe: {"batches", "batch_size",
                                   // "split", "precision", "accumulate", "subtract_max"}
   std::string label;   // for the progress line only (not in the key)
 

@@ -24,6 +24,7 @@
 #include "scalelab/report/sources.hpp"
 #include "scalelab/report/svg_inline.hpp"
 #include "scalelab/report/text.hpp"
+#include "scalelab/report/user_claim_sections.hpp"
 
 namespace scalelab::report {
 namespace {
@@ -153,7 +154,9 @@ Document build_document(const Ledger& ledger, const std::vector<const ClaimRecor
            "criterion that was fixed before the run, the measurements and the verdict computed from them.")},
       ""});
   for (const ClaimRecord* c : claims)
-    for (Block& b : claim_section(*c, figures.at(c->id))) doc.blocks.push_back(std::move(b));
+    if (!is_user_claim(*c))
+      for (Block& b : claim_section(*c, figures.at(c->id))) doc.blocks.push_back(std::move(b));
+  for (Block& b : user_claim_blocks(claims, figures)) doc.blocks.push_back(std::move(b));
   for (Block& b : sources_blocks()) doc.blocks.push_back(std::move(b));
   plain_prose(doc);
   return doc;
