@@ -41,18 +41,24 @@ void stop_if_asked(const ReportOptions& options) {
 // Draws every plot of every claim, within the time limits; the SVG files to write beside
 // report.md are collected in svg_files (name -> content) and written only when all is done.
 // The figures of each owner: a claim (by id) or a question (by "?" and its anchor).
-ClaimFigures draw_figures(const std::vector<std::pair<std::string, std::vector<PlotSpec>>>& owners,
+struct PlotOwner {
+  std::string key;  // a claim's id, or "?" and a question's anchor
+  std::vector<PlotSpec> plots;
+  bool plain = true;  // labels in words (plain_plot); a user's claim keeps its own
+};
+
+ClaimFigures draw_figures(const std::vector<PlotOwner>& owners,
                           const ReportOptions& options, bool gnuplot_found, ReportResult& result,
                           std::map<std::string, std::string>& svg_files) {
   ClaimFigures figures;
   std::set<std::string> used_names;
   int counter = 0;
   const Clock::time_point start = Clock::now();
-  for (const auto& [owner, plots] : owners) {
+  for (const auto& [owner, plots, plain] : owners) {
     std::vector<Figure>& out = figures[owner];
     const std::string owner_name = owner.rfind('?', 0) == 0 ? owner.substr(1) : owner;
     for (const PlotSpec& raw : plots) {
-      const PlotSpec spec = plain_plot(raw);
+      const PlotSpec spec = plain ? plain_plot(raw) : raw;
       stop_if_asked(options);
       // Plot ids should be unique; if two claims share one, the second gets the claim's id too
       // (it names both the SVG file and the figure's anchor).
@@ -156,9 +162,10 @@ Document build_document(const Ledger& ledger, const std::vector<const ClaimRecor
   for (const ClaimRecord* c : claims)
     if (!is_user_claim(*c))
       for (Block& b : claim_section(*c, figures.at(c->id))) doc.blocks.push_back(std::move(b));
+  // Built-in prose in words; a user's claims keep the config keys they were written with.
+  plain_prose(doc);
   for (Block& b : user_claim_blocks(claims, figures)) doc.blocks.push_back(std::move(b));
   for (Block& b : sources_blocks()) doc.blocks.push_back(std::move(b));
-  plain_prose(doc);
   return doc;
 }
 
@@ -170,9 +177,9 @@ RenderedReport render_report(const Ledger& ledger, const ReportOptions& options,
   out.result.claims = static_cast<int>(claims.size());
   out.result.gnuplot_found = draw_plots;
   // The questions' figures first: they lead the report.
-  std::vector<std::pair<std::string, std::vector<PlotSpec>>> owners;
-  for (const std::string& anchor : answered_questions()) owners.emplace_back("?" + anchor, question_plots(ledger, anchor));
-  for (const ClaimRecord* c : claims) owners.emplace_back(c->id, c->plots);
+  std::vector<PlotOwner> owners;
+  for (const std::string& anchor : answered_questions()) owners.push_back({"?" + anchor, question_plots(ledger, anchor), true});
+  for (const ClaimRecord* c : claims) owners.push_back({c->id, c->plots, !is_user_claim(*c)});
   const ClaimFigures figures = draw_figures(owners, options, draw_plots, out.result, out.svg_files);
   const Document doc = build_document(ledger, claims, figures, options, draw_plots);
   out.html = render_html(doc);
