@@ -4,6 +4,7 @@
 #include <fstream>
 #include <ostream>
 #include <sstream>
+#include <utility>
 
 #include "scalelab/core/atomic_file.hpp"
 #include "scalelab/core/quote.hpp"
@@ -24,7 +25,8 @@ std::string json_reason(const Json::exception& e) {
 }
 
 // The entry's result, or the reason it is not to be trusted.
-std::optional<Json> read_entry(const std::string& path, const std::string& key, RunKind kind,
+std::optional<Json> read_entry(const std::string& path, const std::string& key,
+                               const std::function<std::optional<std::string>(const Json&)>& problem_of,
                                std::string& problem) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
@@ -57,8 +59,8 @@ std::optional<Json> read_entry(const std::string& path, const std::string& key, 
     problem = "result: missing";
     return std::nullopt;
   }
-  if (auto p = run_result_problem(kind, j["result"])) {
-    problem = "result of a " + std::string(run_kind_name(kind)) + " run: " + *p;
+  if (auto p = problem_of(j["result"])) {
+    problem = std::move(*p);
     return std::nullopt;
   }
   return std::move(j["result"]);
@@ -66,28 +68,41 @@ std::optional<Json> read_entry(const std::string& path, const std::string& key, 
 
 }  // namespace
 
-std::string RunCache::path(const std::string& key) const {
-  return (fs::path(dir_) / (key + ".json")).string();
-}
-
-std::optional<Json> RunCache::find(const std::string& key, RunKind kind, std::ostream* warnings) const {
-  const std::string p = path(key);
+std::optional<Json> find_cache_entry(const std::string& path, const std::string& key,
+                                     const std::function<std::optional<std::string>(const Json&)>& problem_of,
+                                     const std::string& redo, std::ostream* warnings) {
   std::error_code ec;
-  const fs::file_status status = fs::symlink_status(p, ec);
+  const fs::file_status status = fs::symlink_status(path, ec);
   if (ec || status.type() == fs::file_type::not_found) return std::nullopt;
   std::string problem;
   std::optional<Json> result;
   // Never open anything but a regular file: a FIFO would block the check.
   if (status.type() != fs::file_type::regular) problem = "is not a regular file";
-  else result = read_entry(p, key, kind, problem);
+  else result = read_entry(path, key, problem_of, problem);
   if (!result && warnings)
-    *warnings << "scalelab check: cache entry " << quote_for_message(p, 300) << " is corrupt (" << problem
-              << "); running it again\n";
+    *warnings << "scalelab check: cache entry " << quote_for_message(path, 300) << " is corrupt (" << problem
+              << "); " << redo << "\n";
   return result;
 }
 
+void store_cache_entry(const std::string& path, const std::string& key, const std::string& label, const Json& result) {
+  write_file_atomically(path, Json{{"key", key}, {"label", label}, {"result", result}}.dump() + "\n");
+}
+
+std::string RunCache::path(const std::string& key) const {
+  return (fs::path(dir_) / (key + ".json")).string();
+}
+
+std::optional<Json> RunCache::find(const std::string& key, RunKind kind, std::ostream* warnings) const {
+  auto problem_of = [kind](const Json& result) -> std::optional<std::string> {
+    if (auto p = run_result_problem(kind, result)) return "result of a " + std::string(run_kind_name(kind)) + " run: " + *p;
+    return std::nullopt;
+  };
+  return find_cache_entry(path(key), key, problem_of, "running it again", warnings);
+}
+
 void RunCache::store(const std::string& key, const std::string& label, const Json& result) const {
-  write_file_atomically(path(key), Json{{"key", key}, {"label", label}, {"result", result}}.dump() + "\n");
+  store_cache_entry(path(key), key, label, result);
 }
 
 }  // namespace scalelab::ledger

@@ -22,6 +22,7 @@
 #include "scalelab/core/error.hpp"
 #include "scalelab/ledger/cache.hpp"
 #include "scalelab/ledger/claim.hpp"
+#include "scalelab/ledger/computed.hpp"
 #include "scalelab/ledger/eta.hpp"
 #include "scalelab/ledger/earlier_claims.hpp"
 #include "scalelab/ledger/out_dir.hpp"
@@ -446,10 +447,12 @@ CheckResult run_check(const CheckOptions& o) {
     *progress << "[check] " << result.runs << " run(s) (" << result.cached_runs << " cached) in " << rounds
               << " round(s), " << duration(elapsed()) << "\n";
 
-  // Evaluate and write.
+  // Evaluate and write. What the claims compute inline is cached beside the runs (computed.hpp).
+  ComputedCache computed_cache((fs::path(o.out) / "cache").string(), progress);
   Json summaries = Json::array();
   for (size_t ci = 0; ci < runs.size(); ++ci) {
     const auto e0 = std::chrono::steady_clock::now();
+    runs[ci].set_computed_cache(&computed_cache);
     const ClaimRun unevaluated = runs[ci];
     const int64_t marginal_before = marginal_decisions_so_far();
     Verdict v = runs[ci].checked_for_lr_edges(claims[ci].evaluate(runs[ci]));

@@ -131,6 +131,21 @@ const Arm& ClaimRun::arm(const std::string& name) const {
   throw_error(info_.id, ": no arm named \"", name, "\"");
 }
 
+ComputedValues ClaimRun::computed(const std::string& name, const Json& inputs,
+                                  const std::vector<std::string>& required,
+                                  const std::function<ComputedValues()>& compute) {
+  const Json all = {{"inputs", inputs}, {"quick", mode_.quick}, {"init_seeds", mode_.init_seeds},
+                    {"train_seeds", mode_.train_seeds}};
+  if (computed_cache_) return computed_cache_->get(info_.id, name, all, required, compute);
+  ComputedCache in_memory;
+  return in_memory.get(info_.id, name, all, required, compute);
+}
+
+Json ClaimRun::computed_arm_inputs(const std::string& name) const {
+  const Arm& a = arm(name);
+  return {{"parameters", a.options.value("computed", Json::object())}, {"seeds", a.seeds}};
+}
+
 double ClaimRun::threshold(const std::string& name) const {
   auto it = thresholds_.find(name);
   SL_CHECK(it != thresholds_.end(), info_.id, ": threshold \"", name, "\" was not declared");
@@ -193,6 +208,7 @@ bool ClaimRun::has_tuned_arms() const {
 ClaimRun ClaimRun::at_shared_rates() const {
   ClaimRun copy(info_, mode_);
   copy.arms_ = arms_;
+  copy.computed_cache_ = computed_cache_;
   for (Arm& a : copy.arms_)
     if (a.tuned()) a.results = a.shared_results;
   copy.thresholds_ = thresholds_;

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "scalelab/core/config_section.hpp"
+#include "scalelab/ledger/computed.hpp"
 #include "scalelab/ledger/lr_tuning.hpp"
 #include "scalelab/ledger/runs.hpp"
 #include "scalelab/ledger/stats.hpp"
@@ -89,6 +90,16 @@ class ClaimRun {
   std::vector<Arm>& arms() { return arms_; }
   const Arm& arm(const std::string& name) const;  // throws Error naming the missing arm
 
+  // evaluate: the values of an inline computation (computed.hpp), through the check's cache when
+  // it set one, always as read back from their JSON. `inputs` is everything besides the code that
+  // decides the values (the mode is added); `required`: the series the evaluation reads.
+  ComputedValues computed(const std::string& name, const Json& inputs, const std::vector<std::string>& required,
+                          const std::function<ComputedValues()>& compute);
+  // The inputs of a computed arm: its parameters and seeds.
+  Json computed_arm_inputs(const std::string& arm) const;
+  // Not owned; shared by the copies evaluated for robustness and sensitivity.
+  void set_computed_cache(ComputedCache* cache) { computed_cache_ = cache; }
+
   // evaluate: the record.
   void threshold(const std::string& name, double value) { thresholds_[name] = value; }
   double threshold(const std::string& name) const;
@@ -125,6 +136,7 @@ class ClaimRun {
   Json sensitivity_ = nullptr;
   Json robustness_ = nullptr;
   bool lr_subject_ = false;
+  ComputedCache* computed_cache_ = nullptr;
 };
 
 struct Claim {

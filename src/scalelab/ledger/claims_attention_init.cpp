@@ -30,6 +30,8 @@ void plan_model_probe(ClaimRun& r) {
 
 // ---- A1 -------------------------------------------------------------------------------------
 
+const std::vector<int64_t> kA1Widths = {1, 4, 16, 64, 256};  // d_k of the Monte Carlo
+
 Claim a1() {
   Claim c;
   c.info = {"A1", "attention",
@@ -43,7 +45,7 @@ Claim a1() {
             "seed. The claim holds when both parts do (verdict.hpp, from_parts)."};
   c.plan = [](ClaimRun& r) {
     const LedgerMode& m = r.mode();
-    r.add_computed_arm("monte carlo", {{"d_k", {1, 4, 16, 64, 256}}, {"pairs", m.quick ? 5000 : 20000}},
+    r.add_computed_arm("monte carlo", {{"d_k", kA1Widths}, {"pairs", m.quick ? 5000 : 20000}},
                        m.seeds(m.init_seeds));
     plan_model_probe(r);
     r.threshold("sigmas", criteria::kMonteCarloSigmas);
@@ -54,20 +56,30 @@ Claim a1() {
     std::vector<double> ratios, rel_se;
     std::vector<std::string> conditions;
     std::vector<std::pair<double, std::vector<double>>> pts;
-    for (int64_t dk : {1, 4, 16, 64, 256}) {
-      conditions.push_back("d_k = " + std::to_string(dk));
-      std::vector<double> per;
-      for (int64_t seed : m.seeds(m.init_seeds)) {
-        Rng rng(static_cast<uint64_t>(seed) * 104729u + static_cast<uint64_t>(dk));
-        double sum = 0, sq = 0;
-        for (int64_t i = 0; i < pairs; ++i) {
-          double dot = 0;
-          for (int64_t j = 0; j < dk; ++j) dot += rng.normal() * rng.normal();
-          sum += dot, sq += dot * dot;
+    std::vector<std::string> required;
+    for (int64_t dk : kA1Widths) required.push_back("d_k " + std::to_string(dk));
+    const ComputedValues v = r.computed("monte carlo", r.computed_arm_inputs("monte carlo"), required, [&] {
+      ComputedValues out;
+      for (int64_t dk : kA1Widths) {
+        std::vector<double> per;
+        for (int64_t seed : m.seeds(m.init_seeds)) {
+          Rng rng(static_cast<uint64_t>(seed) * 104729u + static_cast<uint64_t>(dk));
+          double sum = 0, sq = 0;
+          for (int64_t i = 0; i < pairs; ++i) {
+            double dot = 0;
+            for (int64_t j = 0; j < dk; ++j) dot += rng.normal() * rng.normal();
+            sum += dot, sq += dot * dot;
+          }
+          const double mean = sum / double(pairs);
+          per.push_back((sq / double(pairs) - mean * mean) / double(dk));
         }
-        const double mean = sum / double(pairs);
-        per.push_back((sq / double(pairs) - mean * mean) / double(dk));
+        out.set("d_k " + std::to_string(dk), per);
       }
+      return out;
+    });
+    for (int64_t dk : kA1Widths) {
+      conditions.push_back("d_k = " + std::to_string(dk));
+      const std::vector<double>& per = v.at("d_k " + std::to_string(dk));
       r.measure("Var(q·k)/d_k", "monte carlo", dk, "", per);
       double mean = 0;
       for (double x : per) mean += x / double(per.size());
@@ -118,20 +130,28 @@ Claim a2() {
   };
   c.evaluate = [](ClaimRun& r) {
     const LedgerMode& m = r.mode();
-    std::vector<double> synth, synth_var;
-    for (int64_t seed : m.seeds(m.init_seeds)) {
-      Rng rng(static_cast<uint64_t>(seed) * 15485863u);
-      int64_t in = 0;
-      double sum = 0, sq = 0;
-      for (int64_t i = 0; i < 20000; ++i) {
-        double dot = 0;
-        for (int j = 0; j < 64; ++j) dot += rng.normal() * rng.normal();
-        in += std::abs(dot / 8.0) <= 3.0;
-        sum += dot / 8.0, sq += (dot / 8.0) * (dot / 8.0);
+    const ComputedValues v = r.computed("synthetic", r.computed_arm_inputs("synthetic"), {"within", "var"}, [&] {
+      std::vector<double> within, var;
+      for (int64_t seed : m.seeds(m.init_seeds)) {
+        Rng rng(static_cast<uint64_t>(seed) * 15485863u);
+        int64_t in = 0;
+        double sum = 0, sq = 0;
+        for (int64_t i = 0; i < 20000; ++i) {
+          double dot = 0;
+          for (int j = 0; j < 64; ++j) dot += rng.normal() * rng.normal();
+          in += std::abs(dot / 8.0) <= 3.0;
+          sum += dot / 8.0, sq += (dot / 8.0) * (dot / 8.0);
+        }
+        within.push_back(double(in) / 20000.0);
+        var.push_back(sq / 20000.0 - (sum / 20000.0) * (sum / 20000.0));
       }
-      synth.push_back(double(in) / 20000.0);
-      synth_var.push_back(sq / 20000.0 - (sum / 20000.0) * (sum / 20000.0));
-    }
+      ComputedValues out;
+      out.set("within", within);
+      out.set("var", var);
+      return out;
+    });
+    const std::vector<double>& synth = v.at("within");
+    const std::vector<double>& synth_var = v.at("var");
     const Arm& model = r.arm("model at init");
     const auto init = per_seed(model, [](const Json& res) {
       return probe_value(res, "attn_logits", "encoder", 0, "self_attn", "within_share");
@@ -254,6 +274,38 @@ std::vector<A9Case> a9_cases() {
   return out;
 }
 
+// Per case (a9_cases), "bad <case>": each seed's overflowing or NaN results over every op, and
+// "overflow by op <case>": the overflowing results of each op (PrecisionOp order) over the seeds.
+ComputedValues a9_compute(const std::vector<int64_t>& seeds) {
+  const AttentionShape shape{.batch = 1, .heads = 4, .q_len = 64, .k_len = 64, .head_dim = 128};
+  const int64_t n = shape.heads * 64 * 128;
+  // Scaled logits q·k/sqrt(d_k) have variance σ⁴ for q, k ~ N(0, σ²): σ² = 10 gives std 10.
+  const double sigma = std::sqrt(10.0);
+  ComputedValues v;
+  for (const A9Case& k : a9_cases()) {
+    std::vector<double> per;
+    OverflowCounters total;
+    for (int64_t seed : seeds) {
+      Rng rng(static_cast<uint64_t>(seed) * 2654435761u);
+      const auto q = normals(n, sigma, rng), kk = normals(n, sigma, rng), vv = normals(n, 1.0, rng);
+      std::vector<float> out(static_cast<size_t>(n));
+      OverflowCounters counters;
+      EmulatedAttentionOptions o{.dtype = k.format, .accumulate = DType::f32, .scale_order = k.order,
+                                 .subtract_max = k.subtract_max, .scale = 1.0 / std::sqrt(128.0)};
+      attention_emulated_forward(shape, o, q.data(), kk.data(), vv.data(), out.data(), counters);
+      double bad = 0;
+      for (const OpCounts& op : counters.ops) bad += double(op.overflow + op.nan);
+      per.push_back(bad);
+      total.merge(counters);
+    }
+    std::vector<double> by_op;
+    for (int i = 0; i < kPrecisionOps; ++i) by_op.push_back(double(total.ops[i].overflow));
+    v.set("bad " + k.name(), per);
+    v.set("overflow by op " + k.name(), by_op);
+  }
+  return v;
+}
+
 Claim a9() {
   Claim c;
   c.info = {"A9", "attention",
@@ -273,10 +325,12 @@ Claim a9() {
                        r.mode().seeds(r.mode().init_seeds));
   };
   c.evaluate = [](ClaimRun& r) {
-    const AttentionShape shape{.batch = 1, .heads = 4, .q_len = 64, .k_len = 64, .head_dim = 128};
-    const int64_t n = shape.heads * 64 * 128;
-    // Scaled logits q·k/sqrt(d_k) have variance σ⁴ for q, k ~ N(0, σ²): σ² = 10 gives std 10.
-    const double sigma = std::sqrt(10.0);
+    std::vector<std::string> required;
+    for (const A9Case& k : a9_cases())
+      for (const char* what : {"bad ", "overflow by op "}) required.push_back(what + k.name());
+    const std::vector<int64_t> seeds = r.mode().seeds(r.mode().init_seeds);
+    const ComputedValues v = r.computed("emulated attention", r.computed_arm_inputs("emulated attention"), required,
+                                        [&] { return a9_compute(seeds); });
     std::vector<criteria::AttentionOverflow> cases;
     Json bars = {{"id", "A9-overflow"}, {"title", "Overflowing or NaN results per case (all ops), median over seeds"},
                  {"kind", "bars"}, {"x_label", "format, order, softmax"}, {"y_label", "results that overflow or turn NaN"},
@@ -286,26 +340,13 @@ Claim a9() {
     double most = -1;
     std::string most_case;
     for (const A9Case& k : a9_cases()) {
-      std::vector<double> per;
-      OverflowCounters total;
-      for (int64_t seed : r.mode().seeds(r.mode().init_seeds)) {
-        Rng rng(static_cast<uint64_t>(seed) * 2654435761u);
-        const auto q = normals(n, sigma, rng), kk = normals(n, sigma, rng), v = normals(n, 1.0, rng);
-        std::vector<float> out(static_cast<size_t>(n));
-        OverflowCounters counters;
-        EmulatedAttentionOptions o{.dtype = k.format, .accumulate = DType::f32, .scale_order = k.order,
-                                   .subtract_max = k.subtract_max, .scale = 1.0 / std::sqrt(128.0)};
-        attention_emulated_forward(shape, o, q.data(), kk.data(), v.data(), out.data(), counters);
-        double bad = 0;
-        for (const OpCounts& op : counters.ops) bad += double(op.overflow + op.nan);
-        per.push_back(bad);
-        total.merge(counters);
-      }
+      const std::vector<double>& per = v.at("bad " + k.name());
+      const std::vector<double>& overflow_by_op = v.at("overflow by op " + k.name());
       const Spread s = r.measure("overflow + NaN results per seed", k.name(), nullptr, "", per);
       cases.push_back({k.name(), per});
       if (s.median > most) most = s.median, most_case = k.name();
-      for (int i = 0; i < kPrecisionOps; ++i)
-        if (total.ops[i].overflow > 0 && first_op.empty()) first_op = precision_op_name(static_cast<PrecisionOp>(i));
+      for (size_t i = 0; i < overflow_by_op.size(); ++i)
+        if (overflow_by_op[i] > 0 && first_op.empty()) first_op = precision_op_name(static_cast<PrecisionOp>(i));
       bars["cols"].push_back(k.name());
       pts.push_back(band_point(double(bars["cols"].size() - 1), per));
     }
@@ -325,6 +366,93 @@ Claim a9() {
 constexpr double kA10Spreads[] = {1.0, 10.0, 30.0};
 constexpr size_t kA10EmulatedSeeds = 3;
 
+// The name of a series of A10's computed values: what ("flash_error", "naive_error",
+// "flash_overflow"), format and logit spread.
+std::string a10_series(const std::string& what, const std::string& format, double spread) {
+  return what + " " + format + ", logit std " + fmt(spread);
+}
+
+constexpr int64_t kA10MemoryLengths[] = {256, 1024, 4096};
+
+// Every seed's error of the flash and naive kernels against a double reference, per format and
+// logit spread, and the forward state each kernel saves at kA10MemoryLengths.
+ComputedValues a10_compute(const std::vector<int64_t>& all_seeds) {
+  const AttentionShape shape{.batch = 1, .heads = 2, .q_len = 256, .k_len = 256, .head_dim = 64};
+  const int64_t n = shape.heads * 256 * 64;
+  // cases[spread][format]: f32, f16, bf16.
+  std::vector<criteria::FlashCase> cases;
+  for (double spread : kA10Spreads)
+    for (const char* f : {"f32", "f16", "bf16"}) cases.push_back({f, spread, {}, {}, {}});
+  for (size_t seed_index = 0; seed_index < all_seeds.size(); ++seed_index) {
+    const int64_t seed = all_seeds[seed_index];
+    for (size_t si = 0; si < std::size(kA10Spreads); ++si) {
+      // q, k ~ N(0, a²) give scaled logits q·k/sqrt(d_k) of variance a⁴: a = sqrt(spread).
+      const double spread = kA10Spreads[si], a = std::sqrt(spread);
+      Rng rng(static_cast<uint64_t>(seed) * 97u + 5u + static_cast<uint64_t>(si) * 1000003u);
+      const auto q = normals(n, a, rng), k = normals(n, a, rng), v = normals(n, 1.0, rng);
+      std::vector<double> qd(q.begin(), q.end()), kd(k.begin(), k.end()), vd(v.begin(), v.end()), ref(static_cast<size_t>(n));
+      const double scale = 1.0 / 8.0;
+      AttentionSaved<double> saved_d;
+      attention_naive_forward<double>(shape, AttentionOptions<double>{.scale = scale}, qd.data(), kd.data(), vd.data(), ref.data(), saved_d);
+      double ref_max = 0;
+      for (double x : ref) ref_max = std::max(ref_max, std::abs(x));
+      auto err = [&](const std::vector<float>& out) {
+        double e = 0;
+        for (size_t i = 0; i < out.size(); ++i) e = std::max(e, std::abs(double(out[i]) - ref[i]));
+        return std::isfinite(e) ? e / ref_max : std::numeric_limits<double>::infinity();
+      };
+      std::vector<float> out(static_cast<size_t>(n));
+      AttentionSaved<float> saved;
+      criteria::FlashCase& f32 = cases[si * 3];
+      attention_forward<float>(AttentionKernel::flash, shape, AttentionOptions<float>{.scale = scale}, q.data(), k.data(), v.data(), out.data(), saved);
+      f32.flash_error.push_back(err(out));
+      attention_forward<float>(AttentionKernel::naive, shape, AttentionOptions<float>{.scale = scale}, q.data(), k.data(), v.data(), out.data(), saved);
+      f32.naive_error.push_back(err(out));
+      f32.flash_overflow.push_back(0);
+      // The emulated formats cost ~100x the f32 kernels: the first kA10EmulatedSeeds seeds.
+      if (seed_index >= kA10EmulatedSeeds) continue;
+      for (DType f : {DType::f16, DType::bf16}) {
+        criteria::FlashCase& c = cases[si * 3 + (f == DType::f16 ? 1 : 2)];
+        for (SoftmaxAlgorithm alg : {SoftmaxAlgorithm::naive, SoftmaxAlgorithm::flash}) {
+          OverflowCounters counters;
+          EmulatedAttentionOptions o{.dtype = f, .accumulate = DType::f32, .algorithm = alg, .scale = scale};
+          attention_emulated_forward(shape, o, q.data(), k.data(), v.data(), out.data(), counters);
+          if (alg == SoftmaxAlgorithm::flash) {
+            double of = 0;
+            for (const OpCounts& op : counters.ops) of += double(op.overflow + op.nan);
+            c.flash_overflow.push_back(of);
+            c.flash_error.push_back(err(out));
+          } else {
+            c.naive_error.push_back(err(out));
+          }
+        }
+      }
+    }
+  }
+  ComputedValues v;
+  for (const criteria::FlashCase& c : cases) {
+    v.set(a10_series("flash_error", c.format, c.spread), c.flash_error);
+    v.set(a10_series("naive_error", c.format, c.spread), c.naive_error);
+    v.set(a10_series("flash_overflow", c.format, c.spread), c.flash_overflow);
+  }
+  // Saved forward state: naive keeps p [B, H, N, N], flash the row log-sum-exp [B, H, N].
+  std::vector<double> naive_bytes, flash_bytes;
+  for (int64_t len : kA10MemoryLengths) {
+    const AttentionShape s1{.batch = 1, .heads = 1, .q_len = len, .k_len = len, .head_dim = 64};
+    Rng rng(1);
+    const auto q = normals(len * 64, 1.0, rng), k = normals(len * 64, 1.0, rng), v1 = normals(len * 64, 1.0, rng);
+    std::vector<float> out(static_cast<size_t>(len * 64));
+    for (AttentionKernel kern : {AttentionKernel::naive, AttentionKernel::flash}) {
+      AttentionSaved<float> saved;
+      attention_forward<float>(kern, s1, AttentionOptions<float>{.scale = 0.125}, q.data(), k.data(), v1.data(), out.data(), saved);
+      (kern == AttentionKernel::naive ? naive_bytes : flash_bytes).push_back(4.0 * double(saved.probs.numel() + saved.lse.numel()));
+    }
+  }
+  v.set(std::string("saved bytes ") + attention_kernel_name(AttentionKernel::naive), naive_bytes);
+  v.set(std::string("saved bytes ") + attention_kernel_name(AttentionKernel::flash), flash_bytes);
+  return v;
+}
+
 Claim a10() {
   Claim c;
   c.info = {"A10", "attention",
@@ -339,83 +467,40 @@ Claim a10() {
   c.plan = [](ClaimRun& r) {
     r.add_computed_arm("kernels", {{"d_k", 64}, {"n", 256}, {"heads", 2}, {"logit_std", std::vector<double>(std::begin(kA10Spreads), std::end(kA10Spreads))},
                                    {"emulated_seeds", kA10EmulatedSeeds},
-                                   {"memory_n", {256, 1024, 4096}}},
+                                   {"memory_n", std::vector<int64_t>(std::begin(kA10MemoryLengths), std::end(kA10MemoryLengths))}},
                        r.mode().seeds(r.mode().init_seeds));
     r.threshold("same_result_rel", criteria::kSameResultRel);
     r.threshold("safe_error_factor", criteria::kSafeErrorFactor);
   };
   c.evaluate = [](ClaimRun& r) {
-    const AttentionShape shape{.batch = 1, .heads = 2, .q_len = 256, .k_len = 256, .head_dim = 64};
-    const int64_t n = shape.heads * 256 * 64;
+    const std::vector<int64_t> all_seeds = r.mode().seeds(r.mode().init_seeds);
+    std::vector<std::string> required;
+    for (double spread : kA10Spreads)
+      for (const char* f : {"f32", "f16", "bf16"})
+        for (const char* what : {"flash_error", "naive_error", "flash_overflow"})
+          required.push_back(a10_series(what, f, spread));
+    for (AttentionKernel kern : {AttentionKernel::naive, AttentionKernel::flash})
+      required.push_back(std::string("saved bytes ") + attention_kernel_name(kern));
+    const ComputedValues v = r.computed("kernels", r.computed_arm_inputs("kernels"), required,
+                                        [&] { return a10_compute(all_seeds); });
     // cases[spread][format]: f32, f16, bf16.
     std::vector<criteria::FlashCase> cases;
     for (double spread : kA10Spreads)
-      for (const char* f : {"f32", "f16", "bf16"}) cases.push_back({f, spread, {}, {}, {}});
-    const std::vector<int64_t> all_seeds = r.mode().seeds(r.mode().init_seeds);
-    for (size_t seed_index = 0; seed_index < all_seeds.size(); ++seed_index) {
-      const int64_t seed = all_seeds[seed_index];
-      for (size_t si = 0; si < std::size(kA10Spreads); ++si) {
-        // q, k ~ N(0, a²) give scaled logits q·k/sqrt(d_k) of variance a⁴: a = sqrt(spread).
-        const double spread = kA10Spreads[si], a = std::sqrt(spread);
-        Rng rng(static_cast<uint64_t>(seed) * 97u + 5u + static_cast<uint64_t>(si) * 1000003u);
-        const auto q = normals(n, a, rng), k = normals(n, a, rng), v = normals(n, 1.0, rng);
-        std::vector<double> qd(q.begin(), q.end()), kd(k.begin(), k.end()), vd(v.begin(), v.end()), ref(static_cast<size_t>(n));
-        const double scale = 1.0 / 8.0;
-        AttentionSaved<double> saved_d;
-        attention_naive_forward<double>(shape, AttentionOptions<double>{.scale = scale}, qd.data(), kd.data(), vd.data(), ref.data(), saved_d);
-        double ref_max = 0;
-        for (double x : ref) ref_max = std::max(ref_max, std::abs(x));
-        auto err = [&](const std::vector<float>& out) {
-          double e = 0;
-          for (size_t i = 0; i < out.size(); ++i) e = std::max(e, std::abs(double(out[i]) - ref[i]));
-          return std::isfinite(e) ? e / ref_max : std::numeric_limits<double>::infinity();
-        };
-        std::vector<float> out(static_cast<size_t>(n));
-        AttentionSaved<float> saved;
-        criteria::FlashCase& f32 = cases[si * 3];
-        attention_forward<float>(AttentionKernel::flash, shape, AttentionOptions<float>{.scale = scale}, q.data(), k.data(), v.data(), out.data(), saved);
-        f32.flash_error.push_back(err(out));
-        attention_forward<float>(AttentionKernel::naive, shape, AttentionOptions<float>{.scale = scale}, q.data(), k.data(), v.data(), out.data(), saved);
-        f32.naive_error.push_back(err(out));
-        f32.flash_overflow.push_back(0);
-        // The emulated formats cost ~100x the f32 kernels: the first kA10EmulatedSeeds seeds.
-        if (seed_index >= kA10EmulatedSeeds) continue;
-        for (DType f : {DType::f16, DType::bf16}) {
-          criteria::FlashCase& c = cases[si * 3 + (f == DType::f16 ? 1 : 2)];
-          for (SoftmaxAlgorithm alg : {SoftmaxAlgorithm::naive, SoftmaxAlgorithm::flash}) {
-            OverflowCounters counters;
-            EmulatedAttentionOptions o{.dtype = f, .accumulate = DType::f32, .algorithm = alg, .scale = scale};
-            attention_emulated_forward(shape, o, q.data(), k.data(), v.data(), out.data(), counters);
-            if (alg == SoftmaxAlgorithm::flash) {
-              double of = 0;
-              for (const OpCounts& op : counters.ops) of += double(op.overflow + op.nan);
-              c.flash_overflow.push_back(of);
-              c.flash_error.push_back(err(out));
-            } else {
-              c.naive_error.push_back(err(out));
-            }
-          }
-        }
-      }
-    }
+      for (const char* f : {"f32", "f16", "bf16"})
+        cases.push_back({f, spread, v.at(a10_series("flash_error", f, spread)), v.at(a10_series("naive_error", f, spread)),
+                         v.at(a10_series("flash_overflow", f, spread))});
     for (const criteria::FlashCase& c : cases) {
       const std::string where = c.format + ", logit std " + fmt(c.spread);
       r.measure("max error / max |ref|", "flash " + where, nullptr, "", c.flash_error);
       r.measure("max error / max |ref|", "naive " + where, nullptr, "", c.naive_error);
       if (c.format != "f32") r.measure("flash overflow + NaN", where, nullptr, "", c.flash_overflow);
     }
-    // Saved forward state: naive keeps p [B, H, N, N], flash the row log-sum-exp [B, H, N].
     Json mem = line_plot("A10-memory", "Forward state saved for the backward, one head", "sequence length N", "bytes", true, true);
     Json naive_pts = Json::array(), flash_pts = Json::array();
-    for (int64_t len : {256, 1024, 4096}) {
-      const AttentionShape s1{.batch = 1, .heads = 1, .q_len = len, .k_len = len, .head_dim = 64};
-      Rng rng(1);
-      const auto q = normals(len * 64, 1.0, rng), k = normals(len * 64, 1.0, rng), v = normals(len * 64, 1.0, rng);
-      std::vector<float> out(static_cast<size_t>(len * 64));
+    for (size_t i = 0; i < std::size(kA10MemoryLengths); ++i) {
+      const int64_t len = kA10MemoryLengths[i];
       for (AttentionKernel kern : {AttentionKernel::naive, AttentionKernel::flash}) {
-        AttentionSaved<float> saved;
-        attention_forward<float>(kern, s1, AttentionOptions<float>{.scale = 0.125}, q.data(), k.data(), v.data(), out.data(), saved);
-        const double bytes = 4.0 * double(saved.probs.numel() + saved.lse.numel());
+        const double bytes = v.at(std::string("saved bytes ") + attention_kernel_name(kern)).at(i);
         r.measure("saved bytes", attention_kernel_name(kern), len, "bytes", {bytes});
         (kern == AttentionKernel::naive ? naive_pts : flash_pts).push_back({double(len), bytes});
       }
@@ -462,30 +547,45 @@ Claim a13() {
     std::vector<criteria::FlagCase> cases;
     std::vector<std::pair<double, std::vector<double>>> inv_dk_pts, inv_sqrt_pts;
     double fixed_threshold_share = 0;
-    for (int64_t n : ns) {
-      const double tau = criteria::uniform_threshold(n);
-      std::vector<double> share_dk, share_sqrt, fixed09;
-      for (int64_t seed : r.mode().seeds(r.mode().init_seeds)) {
-        Rng rng(static_cast<uint64_t>(seed) * 7u + static_cast<uint64_t>(n));
-        int64_t above_dk = 0, above_sqrt = 0, above_09 = 0;
-        std::vector<double> raw(static_cast<size_t>(n)), s(static_cast<size_t>(n)), scratch;
-        for (int row = 0; row < 500; ++row) {
-          for (double& x : raw) {
-            double dot = 0;
-            for (int j = 0; j < 64; ++j) dot += rng.normal() * rng.normal();
-            x = dot;
+    std::vector<std::string> required;
+    for (int64_t n : ns)
+      for (const char* what : {"1/d_k", "1/sqrt(d_k)", "fixed 0.9"}) required.push_back(std::string(what) + ", n " + std::to_string(n));
+    const ComputedValues v = r.computed("synthetic rows", r.computed_arm_inputs("synthetic rows"), required, [&] {
+      ComputedValues out;
+      for (int64_t n : ns) {
+        const double tau = criteria::uniform_threshold(n);
+        std::vector<double> share_dk, share_sqrt, fixed09;
+        for (int64_t seed : r.mode().seeds(r.mode().init_seeds)) {
+          Rng rng(static_cast<uint64_t>(seed) * 7u + static_cast<uint64_t>(n));
+          int64_t above_dk = 0, above_sqrt = 0, above_09 = 0;
+          std::vector<double> raw(static_cast<size_t>(n)), s(static_cast<size_t>(n)), scratch;
+          for (int row = 0; row < 500; ++row) {
+            for (double& x : raw) {
+              double dot = 0;
+              for (int j = 0; j < 64; ++j) dot += rng.normal() * rng.normal();
+              x = dot;
+            }
+            for (int64_t j = 0; j < n; ++j) s[j] = raw[j] / 64.0;
+            above_dk += probes::softmax_row_from_logits(s.data(), n, scratch).normalized_entropy > tau;
+            for (int64_t j = 0; j < n; ++j) s[j] = raw[j] / 8.0;
+            const double h = probes::softmax_row_from_logits(s.data(), n, scratch).normalized_entropy;
+            above_sqrt += h > tau;
+            above_09 += h >= 0.9;
           }
-          for (int64_t j = 0; j < n; ++j) s[j] = raw[j] / 64.0;
-          above_dk += probes::softmax_row_from_logits(s.data(), n, scratch).normalized_entropy > tau;
-          for (int64_t j = 0; j < n; ++j) s[j] = raw[j] / 8.0;
-          const double h = probes::softmax_row_from_logits(s.data(), n, scratch).normalized_entropy;
-          above_sqrt += h > tau;
-          above_09 += h >= 0.9;
+          share_dk.push_back(above_dk / 500.0);
+          share_sqrt.push_back(above_sqrt / 500.0);
+          fixed09.push_back(above_09 / 500.0);
         }
-        share_dk.push_back(above_dk / 500.0);
-        share_sqrt.push_back(above_sqrt / 500.0);
-        fixed09.push_back(above_09 / 500.0);
+        out.set("1/d_k, n " + std::to_string(n), share_dk);
+        out.set("1/sqrt(d_k), n " + std::to_string(n), share_sqrt);
+        out.set("fixed 0.9, n " + std::to_string(n), fixed09);
       }
+      return out;
+    });
+    for (int64_t n : ns) {
+      const std::vector<double>& share_dk = v.at("1/d_k, n " + std::to_string(n));
+      const std::vector<double>& share_sqrt = v.at("1/sqrt(d_k), n " + std::to_string(n));
+      const std::vector<double>& fixed09 = v.at("fixed 0.9, n " + std::to_string(n));
       r.measure("rows above tau(n)", "1/d_k", n, "", share_dk);
       r.measure("rows above tau(n)", "1/sqrt(d_k)", n, "", share_sqrt);
       cases.push_back({n, share_dk, share_sqrt});

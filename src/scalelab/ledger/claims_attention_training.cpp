@@ -416,10 +416,7 @@ Claim a11() {
     for (const char* opt : {"adam", "sgd"}) {
       const Arm& a = r.arm(std::string("run-time scale, ") + opt);
       const Arm& b = r.arm(std::string("folded into W_q, ") + opt);
-      std::vector<double> init;
-      for (size_t k = 0; k < a.seeds.size(); ++k)
-        init.push_back(relative_difference(tensor_at_init(a.config, a.seeds[k], 32, InitTensor::logits),
-                                           tensor_at_init(b.config, b.seeds[k], 32, InitTensor::logits)));
+      const std::vector<double> init = init_differences(r, a, b, 32, InitTensor::logits);
       record_final(r, a.name);
       record_final(r, b.name);
       const std::string name = std::string(opt) == "adam" ? "Adam" : "SGD";

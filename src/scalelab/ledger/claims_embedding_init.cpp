@@ -48,17 +48,28 @@ Claim e1() {
     std::vector<double> ratios, rel_se;
     std::vector<std::string> conditions;
     Json mc = Json::array(), table = Json::array();
-    for (int64_t d : widths(m, {64, 256, 1024, 4096}, {64, 256})) {
-      std::vector<double> per;
-      for (int64_t seed : m.seeds(m.init_seeds)) {
-        Rng rng(static_cast<uint64_t>(seed) * 1000003u + static_cast<uint64_t>(d));
-        double sum = 0;
-        for (int64_t i = 0; i < rows * d; ++i) {
-          const double z = rng.normal();
-          sum += z * z;
+    const std::vector<int64_t> mc_widths = widths(m, {64, 256, 1024, 4096}, {64, 256});
+    std::vector<std::string> mc_names;
+    for (int64_t d : mc_widths) mc_names.push_back("d " + std::to_string(d));
+    const ComputedValues mc_values = r.computed("monte carlo", r.computed_arm_inputs("monte carlo"), mc_names, [&] {
+      ComputedValues out;
+      for (int64_t d : mc_widths) {
+        std::vector<double> per;
+        for (int64_t seed : m.seeds(m.init_seeds)) {
+          Rng rng(static_cast<uint64_t>(seed) * 1000003u + static_cast<uint64_t>(d));
+          double sum = 0;
+          for (int64_t i = 0; i < rows * d; ++i) {
+            const double z = rng.normal();
+            sum += z * z;
+          }
+          per.push_back(sum / double(rows) / double(d));
         }
-        per.push_back(sum / double(rows) / double(d));
+        out.set("d " + std::to_string(d), per);
       }
+      return out;
+    });
+    for (int64_t d : mc_widths) {
+      const std::vector<double>& per = mc_values.at("d " + std::to_string(d));
       r.measure("E‖x‖²/d (Monte Carlo)", "monte carlo", d, "", per);
       double mean = 0;
       for (double x : per) mean += x / double(per.size());
@@ -68,22 +79,36 @@ Claim e1() {
       mc.push_back(band_point(double(d), per));
     }
     const Json tree = training_tree(m);
-    for (int64_t d : widths(m, {64, 256}, {32, 64})) {
-      const Json cfg = arm_config(tree, {"model.d_model=" + std::to_string(d), "model.n_heads=1",
-                                         "model.embedding.init=\"normal\"", "model.embedding.scale=1"});
-      std::vector<double> per;
-      int64_t entries = 0;
-      for (int64_t seed : m.seeds(m.init_seeds)) {
-        RunConfig rc = parse_run_config(cfg);
-        rc.model = resolve_vocab(rc.model, shared_task_data(rc.data));
-        rc.model.seed = static_cast<uint64_t>(seed);
-        Transformer<float> model(rc.model);
-        const Tensor<float>& e = model.embedding(true).table().value;
-        double sum = 0;
-        for (float x : e) sum += double(x) * double(x);
-        entries = e.numel();
-        per.push_back(sum / double(e.numel()));  // mean over rows of ‖E_t‖²/d
+    const std::vector<int64_t> table_widths = widths(m, {64, 256}, {32, 64});
+    std::vector<std::string> table_names;
+    for (int64_t d : table_widths)
+      for (const char* what : {"d ", "entries, d "}) table_names.push_back(what + std::to_string(d));
+    const ComputedValues table_values = r.computed("model table", r.computed_arm_inputs("model table"), table_names, [&] {
+      ComputedValues out;
+      for (int64_t d : table_widths) {
+        const Json cfg = arm_config(tree, {"model.d_model=" + std::to_string(d), "model.n_heads=1",
+                                           "model.embedding.init=\"normal\"", "model.embedding.scale=1"});
+        std::vector<double> per;
+        int64_t entries = 0;
+        for (int64_t seed : m.seeds(m.init_seeds)) {
+          RunConfig rc = parse_run_config(cfg);
+          rc.model = resolve_vocab(rc.model, shared_task_data(rc.data));
+          rc.model.seed = static_cast<uint64_t>(seed);
+          Transformer<float> model(rc.model);
+          const Tensor<float>& e = model.embedding(true).table().value;
+          double sum = 0;
+          for (float x : e) sum += double(x) * double(x);
+          entries = e.numel();
+          per.push_back(sum / double(e.numel()));  // mean over rows of ‖E_t‖²/d
+        }
+        out.set("d " + std::to_string(d), per);
+        out.set("entries, d " + std::to_string(d), {double(entries)});
       }
+      return out;
+    });
+    for (int64_t d : table_widths) {
+      const std::vector<double>& per = table_values.at("d " + std::to_string(d));
+      const int64_t entries = int64_t(table_values.at("entries, d " + std::to_string(d)).at(0));
       r.measure("E‖E_t‖²/d (model table)", "model table", d, "", per);
       double mean = 0;
       for (double x : per) mean += x / double(per.size());
@@ -273,7 +298,14 @@ std::vector<EmbedArm> read_embed_table(ClaimRun& r, bool with_r2) {
       r.measure("Var(token)/Var(PE)", a.name, nullptr, "", e.ratio);
       // The probe is judged on the premise's arm only (the others are context), so only it pays.
       if (with_r2 && init == "normal" && scale == "1") {
-        for (int64_t seed : a.seeds) e.position_r2.push_back(position_r2(a.config, seed));
+        const Json inputs = {{"config", a.config}, {"seeds", a.seeds}, {"examples", kProbeExamples}};
+        e.position_r2 = r.computed("position probe", inputs, {"position R²"}, [&] {
+                           std::vector<double> per;
+                           for (int64_t seed : a.seeds) per.push_back(position_r2(a.config, seed));
+                           ComputedValues v;
+                           v.set("position R²", per);
+                           return v;
+                         }).at("position R²");
         r.measure("position R² (least squares on the layer-0 input, held out)", a.name, nullptr, "", e.position_r2);
       }
       arms.push_back(e);

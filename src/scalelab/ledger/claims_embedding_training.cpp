@@ -92,10 +92,7 @@ std::vector<criteria::Equivalence> equivalences(ClaimRun& r, const std::string& 
     const Setting& s = kSettings[i];
     const Arm& a = r.arm(a_prefix + ", " + s.name());
     const Arm& b = r.arm(b_prefix + ", " + s.name());
-    std::vector<double> init;
-    for (size_t k = 0; k < a.seeds.size(); ++k)
-      init.push_back(relative_difference(tensor_at_init(a.config, a.seeds[k], 32, InitTensor::logits),
-                                         tensor_at_init(b.config, b.seeds[k], 32, InitTensor::logits)));
+    const std::vector<double> init = init_differences(r, a, b, 32, InitTensor::logits);
     const std::vector<double> gaps = run_gaps(b, a);
     r.measure("init logits max |Δ| / max |logits|", s.name(), nullptr, "", init);
     r.measure("largest loss gap over the curve and the end", s.name(), nullptr, "", gaps);
@@ -177,10 +174,7 @@ Claim e9() {
     for (const char* pos : {"sinusoidal", "rope"}) {
       const Arm& a = r.arm(std::string("LayerNorm, ") + pos + ", ×1");
       const Arm& b = r.arm(std::string("LayerNorm, ") + pos + ", ×sqrt_d");
-      std::vector<double> init;
-      for (size_t k = 0; k < a.seeds.size(); ++k)
-        init.push_back(relative_difference(tensor_at_init(a.config, a.seeds[k], 32, InitTensor::encoder_input),
-                                           tensor_at_init(b.config, b.seeds[k], 32, InitTensor::encoder_input)));
+      const std::vector<double> init = init_differences(r, a, b, 32, InitTensor::encoder_input);
       const std::vector<double> gaps = run_gaps(b, a);
       r.measure("layer-0 input |Δ| / max, ×1 vs ×sqrt(d)", pos, nullptr, "", init);
       r.measure("largest loss gap over the curve and the end, ×1 vs ×sqrt(d)", pos, nullptr, "", gaps);

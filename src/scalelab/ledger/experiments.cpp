@@ -235,4 +235,19 @@ double relative_difference(const std::vector<float>& a, const std::vector<float>
   return scale > 0 ? diff / scale : diff;
 }
 
+std::vector<double> init_differences(ClaimRun& run, const Arm& a, const Arm& b, int64_t batch_size, InitTensor what) {
+  const Json inputs = {{"a", a.config}, {"b", b.config}, {"seeds", a.seeds}, {"batch_size", batch_size},
+                       {"tensor", what == InitTensor::logits ? "logits" : "encoder input"}};
+  return run.computed("init difference, " + a.name + " vs " + b.name, inputs, {"difference"}, [&] {
+               std::vector<double> per;
+               for (size_t k = 0; k < a.seeds.size(); ++k)
+                 per.push_back(relative_difference(tensor_at_init(a.config, a.seeds[k], batch_size, what),
+                                                   tensor_at_init(b.config, b.seeds[k], batch_size, what)));
+               ComputedValues v;
+               v.set("difference", per);
+               return v;
+             })
+      .at("difference");
+}
+
 }  // namespace scalelab::ledger

@@ -71,4 +71,7 @@ enum class InitTensor { logits, encoder_input };
 std::vector<float> tensor_at_init(const Json& config, int64_t seed, int64_t batch_size, InitTensor what);
 // max |a − b| / max |a| (NaN if the sizes differ).
 double relative_difference(const std::vector<float>& a, const std::vector<float>& b);
+// Per seed of `a` (which `b` shares), relative_difference of the two arms' `what` at init over
+// `batch_size` validation examples: a computation of the claim, cached (computed.hpp).
+std::vector<double> init_differences(ClaimRun& run, const Arm& a, const Arm& b, int64_t batch_size, InitTensor what);
 }  // namespace scalelab::ledger
