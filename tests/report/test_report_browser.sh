@@ -104,8 +104,10 @@ for cid in ids:
         if any(finite(p[0]) and finite(p[1]) for p in points) or \
            any(finite(v) for row in plot.get("matrix", []) for v in row):
             drawable += 1
-if "No plots: " not in source and len(svgs) != drawable:
-    problems.append(f"{len(svgs)} inline SVGs for {drawable} plot specs with data")
+# The questions' figures (ids "plot-answer-...") come on top of the claims' own.
+answers = len(re.findall(r'<figure id="plot-answer-[^"]*">\s*<svg', source))
+if "No plots: " not in source and len(svgs) - answers != drawable:
+    problems.append(f"{len(svgs) - answers} inline SVGs in claim sections for {drawable} plot specs with data")
 for reason in re.findall(r"was not drawn: ([^<]*)", source):
     if "No plots: " not in source and not reason.startswith("no value to plot"):
         problems.append(f"a plot was not drawn: {html.unescape(reason)}")
