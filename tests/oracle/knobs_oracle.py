@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""PyTorch oracle for scalelab's scale knobs (project issue 3).
+"""PyTorch oracle for scalelab's scale knobs (docs/model.md).
 
 An independent float64 PyTorch implementation of docs/model.md's knobs: RoPE, ALiBi, T5 relative
 bias, RMSNorm, QK-norm (layernorm / rmsnorm, learned / fixed gains), attention soft-cap, the
