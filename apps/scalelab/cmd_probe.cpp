@@ -160,10 +160,10 @@ void run_probe(const ProbeArgs& a) {
   const probes::SeedSummary summary(all_heads);
   const probes::SeedSpread* nll = summary.find("loss", "model", -1, split, -1, "nll", step);
   // The scale as the model resolved it (nn), not recomputed here.
-  std::cout << "attention scale "
-            << (m.attention.scale_query ? run.attention_query_scale : run.attention_kernel_scale)
-            << (m.attention.scale_query ? " (on q)" : "")
-            << (m.attention.fold_into_init ? " (folded into W_q's initialisation)" : "") << "\n";
+  std::cout << "attention scale " << run.attention_scale
+            << (m.attention.scale_query      ? " on q"
+                : m.attention.fold_into_init ? " folded into W_q's initialisation"
+                                             : " on the logits") << "\n";
   std::cout << (checkpoint ? "loss: " : "loss at init: ") << probes::format_cell(nll) << " nats/token (ln V = "
             << std::log(static_cast<double>(m.tgt_vocab)) << ")"
             << (a.no_step ? "" : ", first step's learning rate " + probes::format_number(run.first_step_lr)) << "\n";

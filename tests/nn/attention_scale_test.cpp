@@ -37,6 +37,7 @@ TEST(AttentionScale, AppliedInExactlyOnePlace) {
       const MultiHeadAttention<double> mha("a", options_with(rule.scale, where));
       const double kernel = mha.kernel_scale(), query = mha.query_scale(),
                    folded = mha.folded_query_init();
+      EXPECT_DOUBLE_EQ(mha.scale(), rule.expected);
       EXPECT_DOUBLE_EQ(kernel * query * folded, rule.expected);
       EXPECT_EQ(kernel, where == Placement::logits ? rule.expected : 1.0);
       EXPECT_EQ(query, where == Placement::query ? rule.expected : 1.0);

@@ -95,6 +95,8 @@ class MultiHeadAttention {
   const Tensor<T>& probabilities() const { return saved_.probs; }  // naive kernel only
   // The next forwards fill *sink with the kernel's attention statistics (null: off, no cost).
   void set_probe_stats(AttentionProbeStats* sink) { probe_sink_ = sink; }
+  // The configured scale c, wherever it is applied (one of the three below).
+  double scale() const { return scale_; }
   // The scale the kernel applies per head (1 after a query pre-scale or with fold_into_init).
   double kernel_scale() const;
   // The factor q was multiplied by before the kernel (1 unless attention.apply_to = "query").
