@@ -23,19 +23,16 @@ namespace scalelab::cli {
 
 namespace {
 
+// The flags: those the library takes as they are live in `run` (seeds, batches, batch size, split,
+// the row thresholds); the rest are parsed into it by run_options.
 struct ProbeArgs {
   ConfigSources config;
-  int64_t seeds = 3;
-  int64_t batches = 2;
-  int64_t batch_size = 0;  // 0: train.batch_size
-  std::string split = "valid";
+  probes::ProbeRunOptions run;
   std::string out;
   bool no_step = false;
   bool no_heads = false;
   std::string logit_bins;    // "lo,hi,n"
   int64_t entropy_bins = 0;  // uniform bins over [0, 1]
-  double saturated = 0.99;
-  double near_uniform = 0.9;
   std::vector<std::string> tags;
   std::string checkpoint;                    // probe a trained model instead of fresh inits
   std::string precision;                     // "" | f16 | bf16
@@ -67,17 +64,36 @@ std::map<std::string, std::string> parse_tags(const std::vector<std::string>& ta
 }
 
 void check_args(const ProbeArgs& a) {
-  SL_CHECK(a.seeds >= 1 && a.seeds <= 1000, "--seeds ", a.seeds, ": must be in 1..1000");
-  SL_CHECK(a.batches >= 1 && a.batches <= 10000, "--batches ", a.batches, ": must be in 1..10000");
-  SL_CHECK(a.batch_size >= 0 && a.batch_size <= 100000, "--batch-size ", a.batch_size,
+  const probes::ProbeRunOptions& r = a.run;
+  const probes::SoftmaxThresholds& t = r.model.attention.thresholds;
+  SL_CHECK(r.seeds >= 1 && r.seeds <= 1000, "--seeds ", r.seeds, ": must be in 1..1000");
+  SL_CHECK(r.batches >= 1 && r.batches <= 10000, "--batches ", r.batches, ": must be in 1..10000");
+  SL_CHECK(r.batch_size >= 0 && r.batch_size <= 100000, "--batch-size ", r.batch_size,
            ": must be in 1..100000 (0: train.batch_size)");
-  SL_CHECK(a.split == "valid" || a.split == "test" || a.split == "train", "--split ", a.split,
+  SL_CHECK(r.split == "valid" || r.split == "test" || r.split == "train", "--split ", r.split,
            ": allowed values: valid, test, train");
   SL_CHECK(a.entropy_bins >= 0 && a.entropy_bins <= 10000, "--entropy-bins ", a.entropy_bins,
            ": must be in 0..10000");
-  SL_CHECK(a.saturated > 0 && a.saturated < 1, "--saturated ", a.saturated, ": must be in (0, 1)");
-  SL_CHECK(a.near_uniform > 0 && a.near_uniform < 1, "--near-uniform ", a.near_uniform,
+  SL_CHECK(t.saturated > 0 && t.saturated < 1, "--saturated ", t.saturated, ": must be in (0, 1)");
+  SL_CHECK(t.near_uniform > 0 && t.near_uniform < 1, "--near-uniform ", t.near_uniform,
            ": must be in (0, 1)");
+}
+
+// The library's options: the flags bound in a.run, plus those that needed parsing.
+probes::ProbeRunOptions run_options(const ProbeArgs& a) {
+  probes::ProbeRunOptions opt = a.run;
+  opt.optimizer_step = !a.no_step;
+  opt.model.per_head = !a.no_heads;
+  if (!a.logit_bins.empty()) opt.model.attention.logit_edges = parse_logit_bins(a.logit_bins);
+  if (a.entropy_bins > 0)
+    opt.model.attention.entropy_edges = probes::Histogram::uniform(0, 1, a.entropy_bins).edges();
+  if (!a.precision.empty()) {
+    opt.precision = parse_dtype(a.precision);
+    opt.precision_accumulate = a.precision_accumulate == "f32" ? DType::f32 : *opt.precision;
+    opt.subtract_max = !a.no_max_subtraction;
+  }
+  opt.tags = parse_tags(a.tags);
+  return opt;
 }
 
 // The output files, refused before any work if either exists.
@@ -99,9 +115,8 @@ OutFiles prepare_out(const std::string& dir) {
 
 void run_probe(const ProbeArgs& a) {
   check_args(a);
-  const std::vector<double> logit_edges =
-      a.logit_bins.empty() ? std::vector<double>() : parse_logit_bins(a.logit_bins);
-  const auto tags = parse_tags(a.tags);
+  const probes::ProbeRunOptions opt = run_options(a);
+  const std::string& split = opt.split;
   // At initialisation (config, preset, --set, seeds) or at a trained step (--checkpoint).
   std::optional<Checkpoint> checkpoint;
   RunConfig config;
@@ -113,47 +128,27 @@ void run_probe(const ProbeArgs& a) {
   } else {
     config = load_run_config(a.config);
   }
-  const int64_t seeds = checkpoint ? 1 : a.seeds;
+  const int64_t seeds = checkpoint ? 1 : opt.seeds;
   const int64_t step = checkpoint ? checkpoint->step : 0;
   const OutFiles files = a.out.empty() ? OutFiles{} : prepare_out(a.out);
   if (config.train.threads > 0) set_num_threads(static_cast<int>(config.train.threads));
   const TaskData data = load_task(config.data);
   config.model = resolve_vocab(config.model, data);
   const bool enc = config.model.arch == Architecture::encoder_decoder;
-  SL_CHECK(!probes::probe_split(data, a.split).empty(), "the ", a.split, " split of ",
+  SL_CHECK(!probes::probe_split(data, split).empty(), "the ", split, " split of ",
            task_label(config.data), " is empty");
-
-  probes::ProbeRunOptions opt;
-  opt.seeds = a.seeds;
-  opt.batches = a.batches;
-  opt.batch_size = a.batch_size;
-  opt.split = a.split;
-  opt.optimizer_step = !a.no_step;
-  opt.model.per_head = !a.no_heads;
-  opt.model.attention.thresholds = {.saturated = a.saturated, .near_uniform = a.near_uniform};
-  opt.model.attention.logit_edges = logit_edges;
-  if (a.entropy_bins > 0)
-    opt.model.attention.entropy_edges = probes::Histogram::uniform(0, 1, a.entropy_bins).edges();
-  if (!a.precision.empty()) {
-    opt.precision = parse_dtype(a.precision);
-    opt.precision_accumulate = a.precision_accumulate == "f32" ? DType::f32 : *opt.precision;
-    opt.subtract_max = !a.no_max_subtraction;
-  }
-  opt.tags = tags;
 
   // The plan first (run_probes runs these same batches), so the header shows before the work.
   const int64_t n_batches = static_cast<int64_t>(probes::probe_batches(config, data, opt).size());
-  const int64_t batch_size = a.batch_size > 0 ? a.batch_size : config.train.batch_size;
+  const int64_t batch_size = opt.batch_size > 0 ? opt.batch_size : config.train.batch_size;
   const ModelConfig& m = config.model;
-  std::cout << "scalelab probe: " << task_label(config.data) << ", " << a.split << " split, "
+  std::cout << "scalelab probe: " << task_label(config.data) << ", " << split << " split, "
             << n_batches << " batch(es) of up to " << batch_size << ", "
             << (checkpoint ? "checkpoint " + a.checkpoint + " at step " + std::to_string(step)
                            : std::to_string(seeds) + " seed(s) from model.seed = " + std::to_string(m.seed)) << (config.preset.empty() ? "" : ", preset ")
             << config.preset << "\nmodel: d_model " << m.d_model << ", " << m.n_heads
             << " heads (d_k " << m.head_dim() << "), layers " << (enc ? m.encoder_layers : 0)
-            << "+" << m.decoder_layers << ", attention scale " << m.attention.scale.resolve(m.head_dim())
-            << (m.attention.scale_query ? " (on q)" : "") << ", embedding scale "
-            << m.embedding.scale_value << "\n";
+            << "+" << m.decoder_layers << ", embedding scale " << m.embedding.scale_value << "\n";
 
   const probes::ProbeRunResult run =
       probes::run_probes(config, data, opt, checkpoint ? &*checkpoint : nullptr);
@@ -163,7 +158,12 @@ void run_probe(const ProbeArgs& a) {
   for (const probes::ProbeRecord& r : records)
     if (r.head == -1) all_heads.push_back(r);
   const probes::SeedSummary summary(all_heads);
-  const probes::SeedSpread* nll = summary.find("loss", "model", -1, a.split, -1, "nll", step);
+  const probes::SeedSpread* nll = summary.find("loss", "model", -1, split, -1, "nll", step);
+  // The scale as the model resolved it (nn), not recomputed here.
+  std::cout << "attention scale " << run.attention_scale
+            << (m.attention.scale_query      ? " on q"
+                : m.attention.fold_into_init ? " folded into W_q's initialisation"
+                                             : " on the logits") << "\n";
   std::cout << (checkpoint ? "loss: " : "loss at init: ") << probes::format_cell(nll) << " nats/token (ln V = "
             << std::log(static_cast<double>(m.tgt_vocab)) << ")"
             << (a.no_step ? "" : ", first step's learning rate " + probes::format_number(run.first_step_lr)) << "\n";
@@ -180,9 +180,9 @@ void run_probe(const ProbeArgs& a) {
     write_file_atomically(files.jsonl.string(), jsonl.str());
     Json s = summary.to_json();
     s["config"] = run_config_to_json(config);
-    s["probe"] = {{"seeds", a.seeds}, {"batches", run.batches},
-                  {"batch_size", run.batch_size}, {"split", a.split}, {"optimizer_step", !a.no_step},
-                  {"records", static_cast<int64_t>(records.size())}, {"tags", tags}};
+    s["probe"] = {{"seeds", opt.seeds}, {"batches", run.batches},
+                  {"batch_size", run.batch_size}, {"split", split}, {"optimizer_step", opt.optimizer_step},
+                  {"records", static_cast<int64_t>(records.size())}, {"tags", opt.tags}};
     write_file_atomically(files.summary.string(), s.dump(1) + "\n");
     std::cout << "\nwrote " << files.jsonl.string() << " (" << records.size() << " records) and "
               << files.summary.string() << "\n";
@@ -204,13 +204,13 @@ void add_probe(CLI::App& app) {
                   "override a config value: section.key=value (repeatable), e.g. model.d_model=256");
   cmd->add_option("--checkpoint", a->checkpoint,
                   "probe this trained checkpoint (its config, one model) instead of models at init");
-  cmd->add_option("--seeds", a->seeds, "models to probe, with model.seed, model.seed + 1, ...")
+  cmd->add_option("--seeds", a->run.seeds, "models to probe, with model.seed, model.seed + 1, ...")
       ->capture_default_str();
-  cmd->add_option("--batches", a->batches, "batches of the split to run through each model")
+  cmd->add_option("--batches", a->run.batches, "batches of the split to run through each model")
       ->capture_default_str();
-  cmd->add_option("--batch-size", a->batch_size, "examples per batch (0: train.batch_size)")
+  cmd->add_option("--batch-size", a->run.batch_size, "examples per batch (0: train.batch_size)")
       ->capture_default_str();
-  cmd->add_option("--split", a->split, "valid, test or train")->capture_default_str();
+  cmd->add_option("--split", a->run.split, "valid, test or train")->capture_default_str();
   cmd->add_option("--out,-o", a->out,
                   "directory for probes.jsonl and summary.json (never overwritten)");
   cmd->add_flag("--no-step", a->no_step, "skip the optimiser step (no update/parameter ratio)");
@@ -220,9 +220,9 @@ void add_probe(CLI::App& app) {
   cmd->add_option("--entropy-bins", a->entropy_bins,
                   "histogram the rows' normalised entropy over n equal bins in [0, 1]")
       ->capture_default_str();
-  cmd->add_option("--saturated", a->saturated, "a row is saturated when max p > this")
+  cmd->add_option("--saturated", a->run.model.attention.thresholds.saturated, "a row is saturated when max p > this")
       ->capture_default_str();
-  cmd->add_option("--near-uniform", a->near_uniform,
+  cmd->add_option("--near-uniform", a->run.model.attention.thresholds.near_uniform,
                   "a row is near-uniform when its normalised entropy >= this")
       ->capture_default_str();
   cmd->add_option("--precision", a->precision,

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Table-driven bad input (issue 13): every case of bad_input_cases.txt must exit with its status,
+# Table-driven bad input: every case of bad_input_cases.txt must exit with its status,
 # print exactly one line on stderr matching its regex, and leave every file of the working
 # directory unchanged (sha256 of each before and after; only the case's own run may be added).
 set -u
@@ -110,7 +110,7 @@ def npy(path, header, data):
 npy("badshape.npy", "{'descr': '<i4', 'fortran_order': False, 'shape': (2x, 5y), }", b"\0" * 40)
 npy("huge.npy", "{'descr': '<i4', 'fortran_order': False, 'shape': (1099511627776, 1048576), }", b"\0" * 16)
 PY
-# Issue 33, report surfaces: the report's fixture ledger, copies with a FIFO for a claim file and
+# Report surfaces: the report's fixture ledger, copies with a FIFO for a claim file and
 # for ledger.json, a device for a claim file, a directory for report.html and a terminal escape in
 # a verdict, and a gnuplot that never finishes a plot.
 cp -r "$src/tests/report/fixtures/ledger" ledger

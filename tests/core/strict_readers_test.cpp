@@ -1,5 +1,5 @@
 // The safetensors and .npy readers are strict: every malformed file is one Error naming the file
-// and the problem, never a library message, a silent drop or a wrapped value (issue 13, 10).
+// and the problem, never a library message, a silent drop or a wrapped value (docs/robustness.md, finding 10).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <unistd.h>

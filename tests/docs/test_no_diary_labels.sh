@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # The repository speaks of its runs by date and configuration, never by the stretch of work that
-# made them or by people who do not exist. This check greps the user-facing tree (README.md,
-# CMakeLists.txt, docs/, configs/, src/, apps/, bench/, scripts/, tests/, fuzz/) for such labels,
-# case-insensitive:
+# made them, the tracker entry that asked for it, or people who do not exist. This check greps the
+# user-facing tree (README.md, CMakeLists.txt, docs/, configs/, src/, apps/, bench/, scripts/,
+# tests/, fuzz/) for such labels, case-insensitive:
 #
 #   "session" followed by a number, "sessions" followed by a number (a range such as 16–17 too),
-#   "this" + " session", "other" + " engineers", "working" + " period"
+#   "this" + " session", "other" + " engineers", "working" + " period",
+#   "issue" followed by a number (with or without "#")
 #
 # and prints each as file:line: text; any hit fails the check. (The phrases are split above and in
 # the patterns below so that this file does not match itself.)
@@ -25,6 +26,7 @@ patterns=(
   'thi[s] session'
   'other enginee[r]s'
   'workin[g] period'
+  'issu[e] #?[0-9]'
 )
 paths=(README.md CMakeLists.txt docs configs src apps bench scripts tests fuzz)
 
@@ -112,6 +114,10 @@ expect_label period bench/notes.md "in the last work""ing period"
 expect_label script scripts/run.sh "# measured in ${s} 4"
 expect_label test tests/train/x_test.cpp "// ${s} 9 found this"
 expect_label fuzz-seed fuzz/corpus/config/kjv.toml "# (${s} 3, docs/results.md)"
+i="iss""ue"
+expect_label issue docs/robustness.md "how it is tested (${i} 13)"
+expect_label issue-hash src/scalelab/kernels/attention.hpp "// added by the flash work (${i} #4)"
+expect_label issue-upper tests/cli/bad_input_cases.txt "# ${i^} 33, report surfaces."
 
 if [ "$failures" -gt 0 ]; then
   echo "diary labels: $failures check(s) failed"

@@ -1,5 +1,5 @@
 // A checkpoint's tensors must be exactly what its config implies: a tensor the config does not
-// use, or an optimizer moment of the wrong shape, is refused (issue 13, finding 10).
+// use, or an optimizer moment of the wrong shape, is refused (docs/robustness.md, finding 10).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <unistd.h>

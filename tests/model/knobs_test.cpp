@@ -1,4 +1,4 @@
-// Each scale knob does what it claims (issue 3), beyond its gradients (transformer_gradcheck_test).
+// Each scale knob does what docs/model.md says, beyond its gradients (transformer_gradcheck_test).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -42,7 +42,7 @@ TEST(FoldedInit, SameLogitsAsTheExplicitScaleAtInit) {
   ModelConfig explicit_scale = tiny();
   explicit_scale.linear_init = LinearInit::normal_fan_in;
   ModelConfig folded = explicit_scale;
-  folded.attention_fold_into_init = true;
+  folded.attention.fold_into_init = true;
   Transformer<double> a(explicit_scale), b(folded);
   const Tensor<double>* wa = &a.find_parameter("encoder.layers.0.self_attn.q.weight")->value;
   const Tensor<double>* wb = &b.find_parameter("encoder.layers.0.self_attn.q.weight")->value;
@@ -53,6 +53,40 @@ TEST(FoldedInit, SameLogitsAsTheExplicitScaleAtInit) {
   EXPECT_LT(testing::rel_error(lb, la), 1e-12);
 }
 
+// The values the scales decide are set by their modules, and initialize() sets them again: the
+// learned embedding scale (embedding.learned_init), every temperature (the kernel's scale, here
+// 8/d_k = 1), and a folded W_q once (not once per initialize()).
+TEST(ScaleInit, InitializeRestoresTheModuleOwnedValues) {
+  ModelConfig m = tiny();
+  m.embedding.learned = true;
+  m.embedding.scale_value = 2.5;
+  m.attention.scale = {AttentionScaleMode::inv_dk, 8.0};
+  m.attention.learned_temperature = true;
+  Transformer<double> model(m);
+  auto starts = [&] {
+    std::map<std::string, double> out;
+    for (Parameter<double>* p : model.parameters())
+      if (p->role == ParamRole::embedding_scale || p->role == ParamRole::attention_temperature)
+        for (int64_t j = 0; j < p->value.numel(); ++j) out[p->name + std::to_string(j)] = p->value[j];
+    return out;
+  };
+  const std::map<std::string, double> first = starts();
+  ASSERT_EQ(first.size(), 2u + 6u * 2u);  // two embedding scales, six attention modules of 2 heads
+  for (const auto& [name, v] : first)
+    EXPECT_EQ(v, name.find(".scale") != std::string::npos ? 2.5 : 1.0) << name;
+  for (Parameter<double>* p : model.parameters()) p->value.fill(7.0);  // as after training
+  model.initialize();
+  EXPECT_EQ(starts(), first);
+
+  ModelConfig f = tiny();
+  f.attention.fold_into_init = true;
+  Transformer<double> folded(f);
+  Tensor<double> wq = folded.find_parameter("decoder.layers.1.cross_attn.q.weight")->value;
+  folded.initialize();
+  const Tensor<double>& again = folded.find_parameter("decoder.layers.1.cross_attn.q.weight")->value;
+  for (int64_t j = 0; j < wq.numel(); ++j) ASSERT_EQ(again[j], wq[j]) << j;
+}
+
 // LayerNorm over d_k gives |q̂| = |k̂| = sqrt(d_k) (eps aside), so |s| <= c·d_k however large
 // the weights; without QK-norm the logits grow with the weights.
 TEST(QkNorm, BoundsTheLogitsWhateverTheWeights) {
@@ -61,7 +95,7 @@ TEST(QkNorm, BoundsTheLogitsWhateverTheWeights) {
     o.attention.qk_norm = kind;
     o.attention.qk_norm_learned = false;
     o.attention.kernel = AttentionKernel::naive;
-    MultiHeadAttention<double> mha("a", o, true);
+    MultiHeadAttention<double> mha("a", o);
     Rng rng(5);
     for (Parameter<double>* p : mha.parameters())
       for (double& v : p->value) v = rng.normal(0, 30.0);  // huge weights

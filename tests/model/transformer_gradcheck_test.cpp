@@ -90,7 +90,7 @@ INSTANTIATE_TEST_SUITE_P(
         ModelCase{"encdec_pre_tied_learned_dropout", Architecture::encoder_decoder, NormPlacement::pre, true, "learned", Activation::gelu, 0.2, 0.1},
         ModelCase{"decoder_post", Architecture::decoder_only, NormPlacement::post, false, "sqrt_d", Activation::gelu, 0.0, 0.1},
         ModelCase{"decoder_pre_tied", Architecture::decoder_only, NormPlacement::pre, true, "1", Activation::relu, 0.0, 0.0},
-        // The scale knobs of issue 3, each through the whole model.
+        // The scale knobs of docs/model.md, each through the whole model.
         ModelCase{"encdec_rmsnorm_sandwich_nobias", Architecture::encoder_decoder, NormPlacement::sandwich, false, "sqrt_d", Activation::gelu, 0.0, 0.1,
                   [](ModelConfig& m) { m.norm_kind = NormKind::rms; m.bias = false; }},
         ModelCase{"encdec_rope_qknorm_layer", Architecture::encoder_decoder, NormPlacement::pre, false, "sqrt_d", Activation::relu, 0.0, 0.0,
@@ -99,7 +99,7 @@ INSTANTIATE_TEST_SUITE_P(
                   [](ModelConfig& m) { m.positions = PositionEncoding::alibi; m.attention.qk_norm = QkNorm::rms; m.attention.qk_norm_learned = false; }},
         ModelCase{"encdec_t5_bias_folded", Architecture::encoder_decoder, NormPlacement::pre, true, "1", Activation::relu, 0.0, 0.1,
                   [](ModelConfig& m) { m.positions = PositionEncoding::t5_bias; m.t5_buckets = 8; m.t5_max_distance = 16;
-                                       m.attention_fold_into_init = true; m.norm_kind = NormKind::rms; }},
+                                       m.attention.fold_into_init = true; m.norm_kind = NormKind::rms; }},
         ModelCase{"encdec_learned_pos_embed_ln_temperature_softcap", Architecture::encoder_decoder, NormPlacement::post, false, "1", Activation::gelu, 0.0, 0.0,
                   [](ModelConfig& m) { m.positions = PositionEncoding::learned; m.embedding.layernorm = true;
                                        m.attention.learned_temperature = true; m.attention.softcap = 2.0; }},

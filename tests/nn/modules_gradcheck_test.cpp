@@ -103,7 +103,8 @@ class AttentionGrad : public ::testing::TestWithParam<AttentionCase> {};
 TEST_P(AttentionGrad, MatchesFiniteDifferences) {
   const AttentionCase c = GetParam();
   Rng rng(3);
-  MultiHeadAttention<double> mha("attn", small_options(NormPlacement::post, Activation::relu), /*self_attention=*/!c.cross);
+  const LayerOptions options = small_options(NormPlacement::post, Activation::relu);
+  MultiHeadAttention<double> mha("attn", c.cross ? options.cross_attention() : options);
   randomize(mha.parameters(), rng);
   const int64_t B = 2, Nq = 3, Nk = c.cross ? 4 : 3, d = 8;
   Tensor<double> xq({B * Nq, d}), xkv({B * Nk, d}), y({B * Nq, d}), w({B * Nq, d});

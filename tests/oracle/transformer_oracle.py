@@ -1,9 +1,9 @@
 #!/usr/bin/python3
 """PyTorch oracle for scalelab's Transformer.
 
-An independent float64 PyTorch implementation of the model documented in docs/model.md,
-built from a scalelab checkpoint (read with numpy alone, per docs/checkpoint.md) by tensor
-name. For each case it runs `scalelab init` (and, for a second variant, rewrites the
+The independent float64 PyTorch implementation of the model documented in docs/model.md
+(reference_model.py, shared with knobs_oracle.py), built from a scalelab checkpoint (read with
+numpy alone, per docs/checkpoint.md) by tensor name. For each case it runs `scalelab init` (and, for a second variant, rewrites the
 checkpoint with perturbed biases, norm parameters and learned scales so that no parameter sits
 at a value where a mistake would cancel), then `scalelab gradients`, and compares scalelab's
 float32 logits, loss and every parameter gradient with the oracle's autograd results.
@@ -20,7 +20,6 @@ Usage: transformer_oracle.py --bin build/scalelab --tmp DIR [--case NAME ...] [-
 """
 import argparse
 import json
-import math
 import os
 import subprocess
 import sys
@@ -30,25 +29,17 @@ import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from oracle_files import expected_shape, read_safetensors, write_model_config, write_safetensors  # noqa: E402
+from reference_model import BOS, EOS, PAD, forward, opt, smoothed_loss  # noqa: E402
 
 # Tolerances on rel = max|a-b| / max|b|, keyed by the dtype of the engine's outputs.
 TOLERANCE = {"float32": 1e-4}
 ENGINE_DTYPE = "float32"
 ZERO_GRAD_FRACTION = 1e-9
 
-PAD, BOS, EOS, UNK = 0, 1, 2, 3
-
-# Defaults of the documented options (docs/model.md), used when a case does not set a key.
-DOC_DEFAULTS = {
-    "norm_eps": 1e-5,
-    "activation": "relu",
-    "positions": "sinusoidal",
-    "tie_output": False,
-    "embedding.scale": "sqrt_d",
-    "embedding.output_scale": "1",
-    "attention.scale": "inv_sqrt_dk",
-    "attention.multiplier": 1.0,
-}
+# The documented defaults (reference_model.DOC_DEFAULTS) the resolved config is checked against
+# when a case does not set the key.
+CHECKED_DEFAULTS = ["norm_eps", "activation", "positions", "tie_output", "embedding.scale",
+                    "embedding.output_scale", "attention.scale", "attention.multiplier"]
 
 COMMON = {
     "d_model": 32, "n_heads": 4, "d_ff": 64, "dropout": 0.0,
@@ -87,143 +78,6 @@ CASES = [
            "embedding.init": "uniform_sqrt3_d"}),
         src_lens=None, tgt_lens=[5, 8, 8], smoothing=0.05),
 ]
-
-
-# ---------------------------------------------------------------- the documented model
-
-def opt(cfg, key):
-    return cfg.get(key, DOC_DEFAULTS.get(key))
-
-
-def linear(P, name, x, bias=True):
-    y = x @ P[name + ".weight"].t()
-    return y + P[name + ".bias"] if bias else y
-
-
-def layer_norm(P, name, x, eps):
-    mean = x.mean(-1, keepdim=True)
-    var = ((x - mean) ** 2).mean(-1, keepdim=True)  # biased
-    return (x - mean) / torch.sqrt(var + eps) * P[name + ".weight"] + P[name + ".bias"]
-
-
-def activation(kind, x):
-    if kind == "relu":
-        return torch.clamp(x, min=0.0)
-    if kind == "gelu":  # erf form
-        return 0.5 * x * (1.0 + torch.erf(x / math.sqrt(2.0)))
-    raise ValueError(kind)
-
-
-def attention_scale(cfg):
-    d_k = cfg["d_model"] // cfg["n_heads"]
-    m = float(opt(cfg, "attention.multiplier"))
-    kind = opt(cfg, "attention.scale")
-    return {"inv_sqrt_dk": m / math.sqrt(d_k), "inv_dk": m / d_k, "none": 1.0, "constant": m}[kind]
-
-
-def attention(P, name, xq, xkv, masked, cfg):
-    """masked: bool [B, Tq, Tk], True where s_ij = -inf."""
-    h = cfg["n_heads"]
-    B, Tq, d = xq.shape
-    Tk = xkv.shape[1]
-    d_k = d // h
-    q = linear(P, name + ".q", xq).view(B, Tq, h, d_k).transpose(1, 2)
-    k = linear(P, name + ".k", xkv).view(B, Tk, h, d_k).transpose(1, 2)
-    v = linear(P, name + ".v", xkv).view(B, Tk, h, d_k).transpose(1, 2)
-    s = attention_scale(cfg) * (q @ k.transpose(-1, -2))
-    s = s.masked_fill(masked[:, None, :, :], float("-inf"))
-    p = torch.softmax(s, dim=-1)
-    o = (p @ v).transpose(1, 2).reshape(B, Tq, d)
-    return linear(P, name + ".o", o)
-
-
-def ffn(P, name, x, cfg):
-    return linear(P, name + ".fc2", activation(opt(cfg, "activation"), linear(P, name + ".fc1", x)))
-
-
-def sinusoid(T, d):
-    pe = torch.zeros(T, d, dtype=torch.float64)
-    pos = torch.arange(T, dtype=torch.float64)[:, None]
-    i2 = torch.arange(0, d, 2, dtype=torch.float64)
-    div = torch.pow(torch.tensor(10000.0, dtype=torch.float64), i2 / d)
-    pe[:, 0::2] = torch.sin(pos / div)
-    pe[:, 1::2] = torch.cos(pos / div)
-    return pe
-
-
-def embed(P, prefix, ids, cfg):
-    d = cfg["d_model"]
-    kind = str(opt(cfg, "embedding.scale"))
-    if kind == "learned":
-        s = P[prefix + ".embed.scale"]  # [1]
-    else:
-        s = {"1": 1.0, "sqrt_d": math.sqrt(d), "d": float(d), "inv_sqrt_d": 1.0 / math.sqrt(d)}.get(kind)
-        if s is None:
-            s = float(kind)
-    x = s * P[prefix + ".embed.weight"][ids]
-    if opt(cfg, "positions") == "sinusoidal":
-        x = x + sinusoid(ids.shape[1], d)[None]
-    elif opt(cfg, "positions") != "none":
-        raise ValueError(opt(cfg, "positions"))
-    return x
-
-
-def sublayer(P, norm_name, x, f, cfg):
-    eps = float(opt(cfg, "norm_eps"))
-    if cfg["norm"] == "post":
-        return layer_norm(P, norm_name, x + f(x), eps)
-    return x + f(layer_norm(P, norm_name, x, eps))
-
-
-def forward(P, cfg, src, inp):
-    """Returns logits [B, T, V]. src: LongTensor [B, S] or None; inp: LongTensor [B, T]."""
-    eps = float(opt(cfg, "norm_eps"))
-    pre = cfg["norm"] == "pre"
-    B, T = inp.shape
-    memory = None
-    if cfg["arch"] == "encoder_decoder":
-        S = src.shape[1]
-        # len_b = index of the last non-pad token + 1
-        idx = torch.arange(S)[None, :].expand(B, S)
-        lens = torch.where(src != PAD, idx + 1, torch.zeros_like(idx)).max(dim=1).values
-        key_pad = torch.arange(S)[None, :] >= lens[:, None]  # [B, S]
-        x = embed(P, "encoder", src, cfg)
-        enc_mask = key_pad[:, None, :].expand(B, S, S)
-        for l in range(cfg["encoder_layers"]):
-            pfx = f"encoder.layers.{l}"
-            x = sublayer(P, pfx + ".norm1", x,
-                         lambda z: attention(P, pfx + ".self_attn", z, z, enc_mask, cfg), cfg)
-            x = sublayer(P, pfx + ".norm2", x, lambda z: ffn(P, pfx + ".ffn", z, cfg), cfg)
-        memory = layer_norm(P, "encoder.final_norm", x, eps) if pre else x
-        cross_mask = key_pad[:, None, :].expand(B, T, S)
-    causal = (torch.arange(T)[None, :] > torch.arange(T)[:, None])[None].expand(B, T, T)
-    y = embed(P, "decoder", inp, cfg)
-    for l in range(cfg["decoder_layers"]):
-        pfx = f"decoder.layers.{l}"
-        y = sublayer(P, pfx + ".norm1", y,
-                     lambda z: attention(P, pfx + ".self_attn", z, z, causal, cfg), cfg)
-        n = 2
-        if memory is not None:
-            y = sublayer(P, pfx + ".norm2", y,
-                         lambda z: attention(P, pfx + ".cross_attn", z, memory, cross_mask, cfg), cfg)
-            n = 3
-        y = sublayer(P, pfx + f".norm{n}", y, lambda z: ffn(P, pfx + ".ffn", z, cfg), cfg)
-    h = layer_norm(P, "decoder.final_norm", y, eps) if pre else y
-    W = P["decoder.embed.weight"] if opt(cfg, "tie_output") else P["decoder.out.weight"]
-    c_out = {"1": 1.0, "inv_sqrt_d": 1.0 / math.sqrt(cfg["d_model"])}[str(opt(cfg, "embedding.output_scale"))]
-    return c_out * (h @ W.t())
-
-
-def smoothed_loss(logits, target, e):
-    """(1/N) sum_t -sum_j q_tj log softmax(logits_t)_j, q_t = (1-e) onehot + e/V, pad targets ignored."""
-    V = logits.shape[-1]
-    logp = torch.log_softmax(logits.reshape(-1, V), dim=-1)
-    t = target.reshape(-1)
-    keep = t != PAD
-    q = torch.full_like(logp, e / V)
-    q[torch.arange(t.numel()), t] += 1.0 - e
-    per = -(q * logp).sum(-1)
-    return per[keep].sum() / keep.sum()
 
 
 # ---------------------------------------------------------------- the test driver
@@ -333,7 +187,7 @@ def check_resolved_config(meta, cfg):
     """The checkpoint's resolved config agrees with what the case asked for and the doc's defaults."""
     resolved = flatten(json.loads(meta["config"])["model"])
     problems = []
-    keys = set(cfg) | set(DOC_DEFAULTS)
+    keys = set(cfg) | set(CHECKED_DEFAULTS)
     if opt(cfg, "attention.scale") == "none":
         # "none" means c = 1 whatever the multiplier; the engine may record it as constant with m = 1.
         keys -= {"attention.scale", "attention.multiplier"}

@@ -1,5 +1,5 @@
 // Every number of a run config is checked for finiteness and range, and every size for overflow
-// before anything is allocated; the error names the key (issue 13, finding 9).
+// before anything is allocated; the error names the key (docs/robustness.md, finding 9).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 

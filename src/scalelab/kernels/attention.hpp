@@ -68,7 +68,7 @@ void attention_naive_backward(const AttentionShape& shape, const AttentionOption
                               const AttentionSaved<T>& saved, T* dq, T* dk, T* dv,
                               AttentionExtraGrads<T> extra = {});
 
-// ---- Added by the flash-attention work (issue 4); implemented in attention_flash.cpp. ----
+// ---- Flash attention: implemented in attention_flash.cpp. ----
 
 // Which implementation runs (config key attention.kernel = "naive" | "flash"; flash is the default).
 enum class AttentionKernel { naive, flash };

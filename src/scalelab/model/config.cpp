@@ -147,7 +147,7 @@ void parse_attention(ConfigSection s, ModelConfig& c) {
   else a.scale.mode = AttentionScaleMode::constant;
   a.scale_query = s.get_choice("apply_to", "logits", {"logits", "query"}) == "query";
   a.learned_temperature = s.get_bool("learned_temperature", false);
-  c.attention_fold_into_init = s.get_bool("fold_into_init", false);
+  a.fold_into_init = s.get_bool("fold_into_init", false);
   c.zero_init_query = s.get_bool("zero_init_query", false);
   c.qkv_init_gain = s.get_double("qkv_init_gain", 1.0);
   if (!(c.qkv_init_gain > 0 && std::isfinite(c.qkv_init_gain)))
@@ -159,23 +159,25 @@ void parse_attention(ConfigSection s, ModelConfig& c) {
   a.kernel = parse_enum(s, "kernel", AttentionKernel::flash, kKernels);
   if (a.learned_temperature && a.scale_query)
     s.fail("learned_temperature", "cannot be combined with attention.apply_to = \"query\"");
-  if (c.attention_fold_into_init && (a.learned_temperature || a.scale_query))
+  if (a.fold_into_init && (a.learned_temperature || a.scale_query))
     s.fail("fold_into_init", "excludes learned_temperature and apply_to = \"query\" (the scale is in W_q)");
   s.finish();
 }
 
 }  // namespace
 
+ModelConfig::ModelConfig() {
+  d_model = 512;
+  n_heads = 8;
+  d_ff = 2048;
+  dropout = 0.1;
+}
+
 LayerOptions ModelConfig::layer_options() const {
-  LayerOptions o{.d_model = d_model, .n_heads = n_heads, .d_ff = d_ff, .activation = activation,
-                 .norm = norm, .norm_kind = norm_kind, .norm_eps = norm_eps, .dropout = dropout,
-                 .ffn_bias = bias, .attention = attention};
-  o.attention.bias = bias;
+  LayerOptions o = *this;
   o.attention.rope = positions == PositionEncoding::rope;
   o.attention.rope_base = rope_base;
   o.attention.alibi = positions == PositionEncoding::alibi;
-  // T5: the scale lives in W_q's initialisation, none is applied at run time.
-  if (attention_fold_into_init) o.attention.scale = {AttentionScaleMode::constant, 1.0};
   return o;
 }
 
@@ -265,7 +267,7 @@ Json model_config_to_json(const ModelConfig& c) {
                           {"multiplier", a.scale.multiplier},
                           {"apply_to", a.scale_query ? "query" : "logits"},
                           {"learned_temperature", a.learned_temperature},
-                          {"fold_into_init", c.attention_fold_into_init},
+                          {"fold_into_init", a.fold_into_init},
                           {"zero_init_query", c.zero_init_query},
                           {"qkv_init_gain", c.qkv_init_gain},
                           {"qk_norm", name_of(a.qk_norm, kQkNorms)},

@@ -1,6 +1,6 @@
 // model/config: the typed description of a model. Read once from the [model] section of a
 // config (or a checkpoint's metadata) and never looked up by string again. Every scale knob of
-// docs/model.md is a field here.
+// docs/model.md is a field here or in the LayerOptions it extends (nn/options.hpp).
 #pragma once
 #include <cstdint>
 #include <string>
@@ -42,22 +42,16 @@ struct EmbeddingScaling {
   double output_scale = 1.0;     // logits = output_scale · h Wᵀ
 };
 
-struct ModelConfig {
+// The layer knobs (d_model, n_heads, d_ff, activation, norm, norm_kind, norm_eps, dropout, bias,
+// attention) are the LayerOptions this config is made of: parsed here, read by nn as they are.
+struct ModelConfig : LayerOptions {
+  ModelConfig();  // the base model of "Attention Is All You Need": 512 wide, 8 heads, 6 + 6 layers
   Architecture arch = Architecture::encoder_decoder;
   int64_t src_vocab = 0;  // 0: taken from the data
   int64_t tgt_vocab = 0;
-  int64_t d_model = 512;
-  int64_t n_heads = 8;
-  int64_t d_ff = 2048;
   int64_t encoder_layers = 6;
   int64_t decoder_layers = 6;
   int64_t max_len = 512;
-  Activation activation = Activation::relu;
-  NormPlacement norm = NormPlacement::post;
-  NormKind norm_kind = NormKind::layer;
-  double norm_eps = 1e-5;
-  double dropout = 0.1;
-  bool bias = true;         // biases of the linear maps (T5, LLaMA: none)
   bool tie_output = false;  // the decoder's output projection is its input embedding
   double output_softcap = 0.0;  // > 0: logits = cap · tanh(logits / cap) (Gemma 2: 30)
   bool zero_init_output = false;  // muP: the untied readout starts at zero
@@ -69,16 +63,15 @@ struct ModelConfig {
   LinearInit linear_init = LinearInit::xavier_uniform;
   double linear_init_std = 0.02;
   EmbeddingScaling embedding;
-  AttentionKnobs attention;          // scale, where, temperature, QK-norm, soft-cap, kernel
-  bool attention_fold_into_init = false;  // T5: run-time scale 1, W_q's init multiplied by it
   bool zero_init_query = false;           // muP: W_q starts at zero
   // W_q, W_k, W_v start at this multiple of their linear_init values. 1/sqrt(2) is PyTorch's
   // nn.MultiheadAttention: Xavier over the fused [3d, d] in_proj_weight, not over each [d, d].
   double qkv_init_gain = 1.0;
   uint64_t seed = 1;  // initialisation
 
+  // What a layer reads: these options with the attention's positions (RoPE, ALiBi) filled from
+  // `positions` and `rope_base`.
   LayerOptions layer_options() const;
-  int64_t head_dim() const { return d_model / n_heads; }
 };
 
 // Reads and validates [model]; throws Error naming the key, the value and what is allowed.

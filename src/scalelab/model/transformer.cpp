@@ -94,15 +94,14 @@ void fill_normal(Tensor<T>& t, Rng& rng, double stddev) {
 }  // namespace
 
 // Each parameter draws from its own stream split off the seed in parameter order, so adding a
-// parameter at the end never changes the others. The initial value follows the parameter's role.
+// parameter at the end never changes the others. The initial value follows the parameter's role;
+// what the embedding and attention scales decide (a learned scale's start, a temperature's, T5's
+// W_q folded with the attention scale) their modules set, after the draws.
 template <class T>
 void Transformer<T>::initialize() {
   const ModelConfig& c = config_;
   Rng root(c.seed);
   const double d = static_cast<double>(c.d_model);
-  // The configured attention scale: where a learned temperature starts, and what fold_into_init
-  // multiplies W_q's initialisation by (the modules then apply none at run time).
-  const T attention_scale = static_cast<T>(c.attention.scale.resolve(c.head_dim()));
   for (Parameter<T>* p : parameters()) {
     Rng rng = root.split();
     Tensor<T>& w = p->value;
@@ -118,10 +117,10 @@ void Transformer<T>::initialize() {
         }
         break;
       }
-      case ParamRole::embedding_scale: w[0] = static_cast<T>(c.embedding.scale_value); break;
+      case ParamRole::embedding_scale:         // set by its module (initialize_scale, below)
+      case ParamRole::attention_temperature: break;
       case ParamRole::learned_positions: fill_normal(w, rng, c.learned_positions_std); break;
       case ParamRole::relative_bias: fill_normal(w, rng, 1.0 / std::sqrt(d)); break;  // HF T5: factor · d_model^-0.5
-      case ParamRole::attention_temperature: w.fill(attention_scale); break;
       case ParamRole::norm_gain: w.fill(T(1)); break;
       case ParamRole::norm_bias:
       case ParamRole::bias: w.zero(); break;
@@ -141,16 +140,19 @@ void Transformer<T>::initialize() {
         if (c.qkv_init_gain != 1.0 && (query || p->role == ParamRole::key_weight ||
                                        p->role == ParamRole::value_weight))
           for (T& v : w) v *= static_cast<T>(c.qkv_init_gain);
-        // T5: the attention scale is folded into W_q's initialisation, none applied at run time.
-        if (c.attention_fold_into_init && query) {
-          for (T& v : w) v *= attention_scale;
-        }
         // muP: zero query projection and readout (its bias, if any, starts at zero anyway).
         if ((c.zero_init_query && query) ||
             (c.zero_init_output && p->role == ParamRole::readout_weight))
           w.zero();
         break;
       }
+    }
+  }
+  for (Stack* s : {&encoder_, &decoder_}) {
+    s->embed.initialize_scale();
+    for (Block<T>& b : s->blocks) {
+      b.self_attention().initialize_scale();
+      if (MultiHeadAttention<T>* cross = b.cross_attention()) cross->initialize_scale();
     }
   }
 }

@@ -28,46 +28,60 @@ std::vector<double> alibi_slopes(int64_t heads) {
 }
 
 template <class T>
-MultiHeadAttention<T>::MultiHeadAttention(const std::string& name, const LayerOptions& options,
-                                          bool self_attention)
+MultiHeadAttention<T>::MultiHeadAttention(const std::string& name, const LayerOptions& options)
     : opt_(options),
-      knobs_(options.attention),
-      q_(name + ".q", options.d_model, options.d_model, options.attention.bias,
-         ParamRole::query_weight),
-      k_(name + ".k", options.d_model, options.d_model, options.attention.bias,
-         ParamRole::key_weight),
-      v_(name + ".v", options.d_model, options.d_model, options.attention.bias,
-         ParamRole::value_weight),
-      o_(name + ".o", options.d_model, options.d_model, options.attention.bias) {
-  // Positions act within a sequence: rotary and ALiBi apply to self-attention only.
-  if (!self_attention) knobs_.rope = knobs_.alibi = false;
+      scale_(options.attention.scale.resolve(options.head_dim())),
+      q_(name + ".q", options.d_model, options.d_model, options.bias, ParamRole::query_weight),
+      k_(name + ".k", options.d_model, options.d_model, options.bias, ParamRole::key_weight),
+      v_(name + ".v", options.d_model, options.d_model, options.bias, ParamRole::value_weight),
+      o_(name + ".o", options.d_model, options.d_model, options.bias) {
+  const AttentionKnobs& knobs = opt_.attention;
   const int64_t dk = options.head_dim();
-  if (knobs_.qk_norm != QkNorm::none) {
-    const NormKind kind = knobs_.qk_norm == QkNorm::layer ? NormKind::layer : NormKind::rms;
-    q_norm_ = Norm<T>(name + ".q_norm", dk, kind, options.norm_eps, knobs_.qk_norm_learned);
-    k_norm_ = Norm<T>(name + ".k_norm", dk, kind, options.norm_eps, knobs_.qk_norm_learned);
+  if (knobs.qk_norm != QkNorm::none) {
+    const NormKind kind = knobs.qk_norm == QkNorm::layer ? NormKind::layer : NormKind::rms;
+    q_norm_ = Norm<T>(name + ".q_norm", dk, kind, options.norm_eps, knobs.qk_norm_learned);
+    k_norm_ = Norm<T>(name + ".k_norm", dk, kind, options.norm_eps, knobs.qk_norm_learned);
   }
-  if (knobs_.learned_temperature) {
+  if (knobs.learned_temperature)
     temperature_ = Parameter<T>(name + ".temperature", {options.n_heads}, ParamRole::attention_temperature);
-    temperature_.value.fill(static_cast<T>(kernel_scale()));  // excludes a query pre-scale
-  }
-  if (knobs_.alibi) {
+  if (knobs.alibi) {
     const std::vector<double> slopes = alibi_slopes(options.n_heads);
     alibi_slopes_.resize({options.n_heads});
     for (int64_t h = 0; h < options.n_heads; ++h) alibi_slopes_[h] = static_cast<T>(slopes[h]);
+  }
+  initialize_scale();  // a module built alone starts at its temperature (W_q is still zero)
+}
+
+template <class T>
+void MultiHeadAttention<T>::initialize_scale() {
+  // kernel_scale(), not the scale: a temperature excludes a query pre-scale.
+  if (opt_.attention.learned_temperature) temperature_.value.fill(static_cast<T>(kernel_scale()));
+  if (opt_.attention.fold_into_init) {
+    const T c = static_cast<T>(folded_query_init());
+    for (T& v : q_.weight().value) v *= c;
   }
 }
 
 template <class T>
 bool MultiHeadAttention<T>::transforms_qk() const {
-  return knobs_.qk_norm != QkNorm::none || knobs_.rope || knobs_.scale_query;
+  return opt_.attention.qk_norm != QkNorm::none || opt_.attention.rope || opt_.attention.scale_query;
 }
 
-// The attention scale is applied once: to q before the kernel (query_scale(), in the header) or by
-// the kernel (here); every use below asks one of the two.
+// The attention scale is applied once: to q before the kernel (query_scale(), in the header), to
+// W_q's initialisation (folded_query_init()) or by the kernel (here); every use asks one of the three.
 template <class T>
 double MultiHeadAttention<T>::kernel_scale() const {
-  return knobs_.scale_query ? 1.0 : knobs_.scale.resolve(opt_.head_dim());
+  const AttentionKnobs& knobs = opt_.attention;
+  return knobs.scale_query || knobs.fold_into_init ? 1.0 : scale_;
+}
+
+// c · q into q_scaled_ (q itself is kept for unscaled_q()).
+template <class T>
+const Tensor<T>& MultiHeadAttention<T>::scale_query(const Tensor<T>& q) {
+  const T c = static_cast<T>(query_scale());
+  q_scaled_.resize(q.shape());
+  for (int64_t i = 0; i < q.numel(); ++i) q_scaled_[i] = c * q[i];
+  return q_scaled_;
 }
 
 template <class T>
@@ -80,12 +94,12 @@ template <class T>
 AttentionOptions<T> MultiHeadAttention<T>::kernel_options(const AttentionCall& call) const {
   AttentionOptions<T> o;
   o.scale = kernel_scale();
-  o.head_scales = knobs_.learned_temperature ? temperature_.value.data() : nullptr;
+  o.head_scales = opt_.attention.learned_temperature ? temperature_.value.data() : nullptr;
   o.causal = call.causal;
   o.key_lengths = call.key_lengths;
-  o.softcap = knobs_.softcap;
+  o.softcap = opt_.attention.softcap;
   o.bias = static_cast<const T*>(call.bias);
-  o.alibi_slopes = knobs_.alibi ? alibi_slopes_.data() : nullptr;
+  o.alibi_slopes = opt_.attention.alibi ? alibi_slopes_.data() : nullptr;
   return o;
 }
 
@@ -106,25 +120,21 @@ void MultiHeadAttention<T>::forward(const AttentionCall& call, const T* x_q, con
   if (transforms_qk()) {
     qk_q_.resize({rows_q, d});
     qk_k_.resize({rows_k, d});
-    if (knobs_.qk_norm != QkNorm::none) {  // per head: rows of d_k
+    if (opt_.attention.qk_norm != QkNorm::none) {  // per head: rows of d_k
       q_norm_.forward(qraw_.data(), rows_q * H, qk_q_.data());
       k_norm_.forward(kraw_.data(), rows_k * H, qk_k_.data());
     } else {
       std::memcpy(qk_q_.data(), qraw_.data(), qraw_.bytes());
       std::memcpy(qk_k_.data(), kraw_.data(), kraw_.bytes());
     }
-    if (knobs_.rope) {
-      rope_forward<T>({call.batch, call.q_len, H, dk, 0, 0, knobs_.rope_base}, qk_q_.data());
-      rope_forward<T>({call.batch, call.k_len, H, dk, 0, 0, knobs_.rope_base}, qk_k_.data());
+    if (opt_.attention.rope) {
+      rope_forward<T>({call.batch, call.q_len, H, dk, 0, 0, opt_.attention.rope_base}, qk_q_.data());
+      rope_forward<T>({call.batch, call.k_len, H, dk, 0, 0, opt_.attention.rope_base}, qk_k_.data());
     }
-    if (knobs_.scale_query) {
-      const T c = static_cast<T>(query_scale());
-      for (T& v : qk_q_) v *= c;
-    }
-    q_in_ = &qk_q_;
+    q_in_ = opt_.attention.scale_query ? &scale_query(qk_q_) : &qk_q_;
     k_in_ = &qk_k_;
   }
-  attention_forward<T>(knobs_.kernel, shape(call), kernel_options(call), q_in_->data(),
+  attention_forward<T>(opt_.attention.kernel, shape(call), kernel_options(call), q_in_->data(),
                        k_in_->data(), vbuf_.data(), ctx_.data(), saved_, probe_sink_);
   o_.forward(ctx_.data(), rows_q, y);
 }
@@ -139,23 +149,23 @@ void MultiHeadAttention<T>::backward(const T* dy, T* dx_q, T* dx_kv) {
   dv_.resize({rows_k, d});
   o_.backward(dy, dctx_.data());  // from y = ctx Woᵀ + bo
   AttentionExtraGrads<T> extra;
-  extra.dhead_scales = knobs_.learned_temperature ? temperature_.grad.data() : nullptr;
+  extra.dhead_scales = opt_.attention.learned_temperature ? temperature_.grad.data() : nullptr;
   extra.dbias = static_cast<T*>(call_.dbias);
-  attention_backward<T>(knobs_.kernel, shape(call_), kernel_options(call_), q_in_->data(),
+  attention_backward<T>(opt_.attention.kernel, shape(call_), kernel_options(call_), q_in_->data(),
                         k_in_->data(), vbuf_.data(), ctx_.data(), dctx_.data(), saved_, dq_.data(),
                         dk_.data(), dv_.data(), extra);
   const T* dq = dq_.data();
   const T* dk_raw = dk_.data();
   if (transforms_qk()) {
-    if (knobs_.scale_query) {  // from q = c · q
+    if (opt_.attention.scale_query) {  // from q = c · q
       const T c = static_cast<T>(query_scale());
       for (T& v : dq_) v *= c;
     }
-    if (knobs_.rope) {  // from q, k = RoPE(q), RoPE(k)
-      rope_backward<T>({call_.batch, call_.q_len, H, dk, 0, 0, knobs_.rope_base}, dq_.data());
-      rope_backward<T>({call_.batch, call_.k_len, H, dk, 0, 0, knobs_.rope_base}, dk_.data());
+    if (opt_.attention.rope) {  // from q, k = RoPE(q), RoPE(k)
+      rope_backward<T>({call_.batch, call_.q_len, H, dk, 0, 0, opt_.attention.rope_base}, dq_.data());
+      rope_backward<T>({call_.batch, call_.k_len, H, dk, 0, 0, opt_.attention.rope_base}, dk_.data());
     }
-    if (knobs_.qk_norm != QkNorm::none) {  // from q, k = QKNorm(q), QKNorm(k)
+    if (opt_.attention.qk_norm != QkNorm::none) {  // from q, k = QKNorm(q), QKNorm(k)
       dqn_.resize({rows_q, d});
       dkn_.resize({rows_k, d});
       q_norm_.backward(dq_.data(), dqn_.data());
@@ -212,7 +222,7 @@ void MultiHeadAttention<T>::project_memory(const T* memory, int64_t sequences, i
   cache.len = len;
   k_.forward(memory, rows, cache.k.data());  // k = m Wkᵀ + bk
   v_.forward(memory, rows, cache.v.data());  // v = m Wvᵀ + bv
-  if (knobs_.qk_norm != QkNorm::none) {      // k = QKNorm(k), per head (no RoPE across attention)
+  if (opt_.attention.qk_norm != QkNorm::none) {      // k = QKNorm(k), per head (no RoPE across attention)
     kraw_.resize({rows, d});
     std::memcpy(kraw_.data(), cache.k.data(), kraw_.bytes());
     k_norm_.forward(kraw_.data(), rows * H, cache.k.data());
@@ -244,22 +254,18 @@ void MultiHeadAttention<T>::forward_step(const AttentionStep& step, const T* x, 
   if (transforms_qk()) {
     qk_q_.resize({B, d});
     if (append) qk_k_.resize({B, d});
-    if (knobs_.qk_norm != QkNorm::none) {
+    if (opt_.attention.qk_norm != QkNorm::none) {
       q_norm_.forward(qraw_.data(), B * H, qk_q_.data());
       if (append) k_norm_.forward(kraw_.data(), B * H, qk_k_.data());
     } else {
       std::memcpy(qk_q_.data(), qraw_.data(), qraw_.bytes());
       if (append) std::memcpy(qk_k_.data(), kraw_.data(), kraw_.bytes());
     }
-    if (knobs_.rope) {  // self-attention only: both at the new token's position
-      rope_forward<T>({B, 1, H, dk, 0, pos, knobs_.rope_base}, qk_q_.data());
-      rope_forward<T>({B, 1, H, dk, 0, pos, knobs_.rope_base}, qk_k_.data());
+    if (opt_.attention.rope) {  // self-attention only: both at the new token's position
+      rope_forward<T>({B, 1, H, dk, 0, pos, opt_.attention.rope_base}, qk_q_.data());
+      rope_forward<T>({B, 1, H, dk, 0, pos, opt_.attention.rope_base}, qk_k_.data());
     }
-    if (knobs_.scale_query) {
-      const T c = static_cast<T>(query_scale());
-      for (T& v : qk_q_) v *= c;
-    }
-    q = qk_q_.data();
+    q = opt_.attention.scale_query ? scale_query(qk_q_).data() : qk_q_.data();
     if (append) k_new = qk_k_.data();
   }
   if (append) {
@@ -283,8 +289,8 @@ template <class T>
 ParameterRefs<T> MultiHeadAttention<T>::parameters() {
   ParameterRefs<T> out;
   collect_parameters(out, q_, k_, v_, o_);
-  if (knobs_.qk_norm != QkNorm::none) collect_parameters(out, q_norm_, k_norm_);
-  if (knobs_.learned_temperature) out.push_back(&temperature_);
+  if (opt_.attention.qk_norm != QkNorm::none) collect_parameters(out, q_norm_, k_norm_);
+  if (opt_.attention.learned_temperature) out.push_back(&temperature_);
   return out;
 }
 

@@ -5,6 +5,8 @@
 //   q, k = RoPE(q), RoPE(k)                                              (optional)
 //   q = c · q                              when the scale is applied to the query (then c' = 1)
 //   ctx = attention(q, k, v; c', softcap, ALiBi, bias, masks)           (kernels/attention.hpp)
+// c is the configured scale, resolved once here from d_k (AttentionScale::resolve); c' = c unless
+// it is applied to the query or folded into W_q's initialisation (T5), then 1.
 //   y = ctx Woᵀ + bo
 // Self-attention passes the same x as x_q and x_kv and sums the two input gradients.
 //
@@ -57,7 +59,8 @@ template <class T>
 class MultiHeadAttention {
  public:
   MultiHeadAttention() = default;
-  MultiHeadAttention(const std::string& name, const LayerOptions& options, bool self_attention);
+  // Self-attention takes the layer's options, cross-attention options.cross_attention().
+  MultiHeadAttention(const std::string& name, const LayerOptions& options);
 
   // x_q: [batch*q_len, d], x_kv: [batch*k_len, d] (both kept by pointer), y: [batch*q_len, d].
   void forward(const AttentionCall& call, const T* x_q, const T* x_kv, T* y);
@@ -76,10 +79,15 @@ class MultiHeadAttention {
   Linear<T>& k_proj() { return k_; }
   Linear<T>& v_proj() { return v_; }
   Linear<T>& out_proj() { return o_; }
-  Parameter<T>* temperature() { return knobs_.learned_temperature ? &temperature_ : nullptr; }
+  Parameter<T>* temperature() { return opt_.attention.learned_temperature ? &temperature_ : nullptr; }
+  // The scale's share of the initialisation, after W_q has been drawn: a learned temperature starts
+  // at kernel_scale(); with fold_into_init W_q is multiplied by folded_query_init() (T5).
+  void initialize_scale();
 
   // Read-only views for the probes (valid after a forward).
   const Tensor<T>& kernel_q() const { return q_in_ ? *q_in_ : qraw_; }  // q as the kernel sees it
+  // q after QK-norm and RoPE, before a query pre-scale (the same tensor as kernel_q without one).
+  const Tensor<T>& unscaled_q() const { return opt_.attention.scale_query ? qk_q_ : kernel_q(); }
   const Tensor<T>& kernel_k() const { return k_in_ ? *k_in_ : kraw_; }
   const Tensor<T>& kernel_v() const { return vbuf_; }
   AttentionShape last_shape() const { return shape(call_); }
@@ -87,25 +95,31 @@ class MultiHeadAttention {
   const Tensor<T>& probabilities() const { return saved_.probs; }  // naive kernel only
   // The next forwards fill *sink with the kernel's attention statistics (null: off, no cost).
   void set_probe_stats(AttentionProbeStats* sink) { probe_sink_ = sink; }
-  // The scale the kernel applies per head (after a query pre-scale this is 1).
+  // The configured scale c, wherever it is applied (one of the three below).
+  double scale() const { return scale_; }
+  // The scale the kernel applies per head (1 after a query pre-scale or with fold_into_init).
   double kernel_scale() const;
   // The factor q was multiplied by before the kernel (1 unless attention.apply_to = "query").
-  double query_scale() const { return knobs_.scale_query ? knobs_.scale.resolve(opt_.head_dim()) : 1.0; }
+  double query_scale() const { return opt_.attention.scale_query ? scale_ : 1.0; }
+  // The factor W_q's initial values are multiplied by (1 unless attention.fold_into_init).
+  double folded_query_init() const { return opt_.attention.fold_into_init ? scale_ : 1.0; }
 
  private:
   AttentionShape shape(const AttentionCall& call) const;
   AttentionOptions<T> kernel_options(const AttentionCall& call) const;
   bool transforms_qk() const;
+  const Tensor<T>& scale_query(const Tensor<T>& q);
 
   LayerOptions opt_;
-  AttentionKnobs knobs_;
+  double scale_ = 1.0;  // the configured scale c, resolved once from d_k
   Linear<T> q_, k_, v_, o_;
   Norm<T> q_norm_, k_norm_;
   Parameter<T> temperature_;   // [heads]
   Tensor<T> alibi_slopes_;     // [heads]
   AttentionCall call_;
   Tensor<T> qraw_, kraw_, vbuf_, ctx_;  // projections and the context, saved by the forward
-  Tensor<T> qk_q_, qk_k_;               // q, k after the norm / RoPE / pre-scale
+  Tensor<T> qk_q_, qk_k_;               // q, k after the norm / RoPE
+  Tensor<T> q_scaled_;                  // c · q, with a query pre-scale
   const Tensor<T>* q_in_ = nullptr;
   const Tensor<T>* k_in_ = nullptr;
   Tensor<T> dq_, dk_, dv_, dctx_, dqn_, dkn_;  // backward scratch

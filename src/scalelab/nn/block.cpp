@@ -10,10 +10,10 @@ template <class T>
 Block<T>::Block(const std::string& name, const LayerOptions& options, bool cross_attention)
     : opt_(options),
       has_cross_(cross_attention),
-      self_attn_(name + ".self_attn", options, /*self_attention=*/true),
+      self_attn_(name + ".self_attn", options),
       ffn_(name + ".ffn", options) {
   if (cross_attention) {
-    cross_attn_ = MultiHeadAttention<T>(name + ".cross_attn", options, /*self_attention=*/false);
+    cross_attn_ = MultiHeadAttention<T>(name + ".cross_attn", options.cross_attention());
   }
   std::vector<Kind> kinds{Kind::self_attn};
   if (cross_attention) kinds.push_back(Kind::cross_attn);

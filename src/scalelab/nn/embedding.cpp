@@ -12,10 +12,13 @@ Embedding<T>::Embedding(const std::string& name, int64_t vocab, int64_t dim, dou
                         bool learned_scale)
     : vocab_(vocab), dim_(dim), scale_(scale), learned_(learned_scale),
       table_(name + ".weight", {vocab, dim}, ParamRole::embedding_table) {
-  if (learned_) {
-    scale_param_ = Parameter<T>(name + ".scale", {1}, ParamRole::embedding_scale);
-    scale_param_.value[0] = static_cast<T>(scale);
-  }
+  if (learned_) scale_param_ = Parameter<T>(name + ".scale", {1}, ParamRole::embedding_scale);
+  initialize_scale();
+}
+
+template <class T>
+void Embedding<T>::initialize_scale() {
+  if (learned_) scale_param_.value[0] = static_cast<T>(scale_);
 }
 
 template <class T>

@@ -17,6 +17,9 @@ class Embedding {
   void forward(const int32_t* ids, int64_t rows, T* y);
   void backward(const T* dy);
 
+  // The learned scalar back to its initial value (the constructor's `scale`); no-op for a constant.
+  void initialize_scale();
+
   ParameterRefs<T> parameters();
   Parameter<T>& table() { return table_; }
   T scale() const { return learned_ ? scale_param_.value[0] : static_cast<T>(scale_); }

@@ -5,8 +5,8 @@ namespace scalelab {
 template <class T>
 FeedForward<T>::FeedForward(const std::string& name, const LayerOptions& options)
     : act_(options.activation),
-      fc1_(name + ".fc1", options.d_model, options.d_ff, options.ffn_bias),
-      fc2_(name + ".fc2", options.d_ff, options.d_model, options.ffn_bias) {}
+      fc1_(name + ".fc1", options.d_model, options.d_ff, options.bias),
+      fc2_(name + ".fc2", options.d_ff, options.d_model, options.bias) {}
 
 template <class T>
 void FeedForward<T>::forward(const T* x, int64_t rows, T* y) {

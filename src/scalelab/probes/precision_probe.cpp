@@ -45,11 +45,9 @@ void emulate_attention(const MultiHeadAttention<float>& mha, const PrecisionProb
                        OverflowCounters& c) {
   const AttentionShape s = mha.last_shape();
   const AttentionOptions<float> ko = mha.last_options();
-  // Undo a query pre-scale so that the emulation applies the scale in the model's own order.
+  // q before a query pre-scale, so that the emulation applies the scale in the model's own order.
   const double q_scale = mha.query_scale();
-  std::vector<float> q(mha.kernel_q().begin(), mha.kernel_q().end());
-  if (q_scale != 1.0)
-    for (float& v : q) v = static_cast<float>(v / q_scale);
+  std::vector<float> q(mha.unscaled_q().begin(), mha.unscaled_q().end());
   std::vector<float> k(mha.kernel_k().begin(), mha.kernel_k().end());
   std::vector<float> v(mha.kernel_v().begin(), mha.kernel_v().end()), out(q.size());
   for (std::vector<float>* t : {&q, &k, &v})

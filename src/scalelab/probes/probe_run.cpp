@@ -73,6 +73,7 @@ ProbeRunResult run_probes(const RunConfig& config, const TaskData& data,
     const auto seed = static_cast<int64_t>(mc.seed);
     Transformer<float> model(mc);
     if (checkpoint) load_weights(model, *checkpoint);
+    result.attention_scale = model.decoder_blocks().front().self_attention().scale();
     ModelProbe<float> probe(model, options.model);
     probe.arm_kernel_stats();
     model.zero_grad();

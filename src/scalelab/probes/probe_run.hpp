@@ -44,6 +44,9 @@ struct ProbeRunResult {
   std::vector<ProbeRecord> records;   // every seed's records (all heads and per head)
   OverflowCounters precision_totals;  // summed over seeds (when precision is set)
   double first_step_lr = NAN;         // NaN without optimizer_step
+  // The attention scale c as the model's first decoder self-attention resolved it (nn), wherever
+  // the config applies it (logits, q or W_q's initialisation).
+  double attention_scale = NAN;
   int64_t batches = 0, batch_size = 0, step = 0;
 };
 
