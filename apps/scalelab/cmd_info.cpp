@@ -17,7 +17,7 @@ void print_matmul_probe(std::ostream& out) {
   const MatmulSpeedProbe& p = measured_matmul_speed();
   const double ratio = p.bf16_over_f32();
   out << "matmul probe (1 thread, " << p.m << " x " << p.k << " -> " << p.n << ", medians of "
-      << kProbeCalls << " calls, measured now): f32 " << std::fixed << std::setprecision(1)
+      << kProbeCalls << " calls in CPU time, measured now): f32 " << std::fixed << std::setprecision(1)
       << p.f32_gflops << " GFLOP/s, bf16 ";
   if (p.bf16_unavailable.empty()) out << p.bf16_gflops << " GFLOP/s";
   else out << "not run: " << p.bf16_unavailable;

@@ -8,7 +8,8 @@
 // The probe (one thread, so the other cores' load matters least): a forward GEMM of a Linear
 // layer, x[512 × 256] · W[1024 × 256]ᵀ (a 512-row band of the standard configurations' FFN up
 // projection, d_model 256, d_ff 1024: bench/standard_step.hpp), once to build both primitives, then
-// kProbeCalls timed calls of each, alternated; each speed is the median. The bf16 call is the path
+// kProbeCalls calls of each, alternated, timed in the thread's CPU time (a shared machine's other
+// processes are not counted); each speed is the median. The bf16 call is the path
 // training takes (detail::gemm_bf16_hardware): both operands converted to bf16, oneDNN's
 // bf16 × bf16 → f32 matmul. Where oneDNN has no bf16 matmul for the ISA in use (e.g. oneDNN 2.6
 // on AVX2), the bf16 speed is 0 and the reason is kept. SCALELAB_SIMD caps what is measured, as it
