@@ -407,7 +407,8 @@ std::string format_result(const Result& r, bool wall) {
 std::string short_name(const std::string& name) {
   if (name.rfind("Intel(R) oneAPI Math Kernel Library Version ", 0) == 0) {
     const std::string rest = name.substr(44);
-    return "MKL " + rest.substr(0, rest.find(' '));
+    const std::string version = rest.substr(0, rest.find(' '));  // "2026.2-Product"
+    return "MKL " + version.substr(0, version.find('-'));
   }
   return name.substr(0, name.find(" ("));
 }
