@@ -87,8 +87,9 @@ namespace detail {
 // The f32 matmul, whatever matmul_precision() says (the speed probe's reference).
 void gemm_f32(const GemmShape& shape, const float* a, const float* b, float* c, float alpha,
               float beta);
-// The two bf16 paths, callable directly so the tests cover both on any processor. The first throws
-// where oneDNN has no bf16 matmul for the ISA in use.
+// The two bf16 paths, callable directly so the tests cover both on any processor. Where oneDNN has
+// no bf16 matmul for the ISA in use the first throws on one thread and ends the process inside the
+// bands' parallel region: call it only where measured_matmul_speed().bf16_unavailable is empty.
 void gemm_bf16_hardware(const GemmShape& shape, const float* a, const float* b, float* c,
                         float alpha, float beta, const GemmEpilogue<float>& epilogue = {});
 void gemm_bf16_rounded_f32(const GemmShape& shape, const float* a, const float* b, float* c,
