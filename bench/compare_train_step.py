@@ -15,8 +15,8 @@ after 3 steps; every peer process first runs the same 3 steps from those weights
 them must agree with scalelab's to --tolerance relative (1e-4), else the script fails (exit 1)
 after printing the table.
 
-bf16: measured only where the CPU has bf16 GEMM hardware (AVX512-BF16 or AMX, `scalelab info`);
-elsewhere the output says so. Model FLOPs per step are counted on paper (model/flops.hpp).
+bf16: measured only where scalelab's matmul probe runs oneDNN's bf16 matmul for
+matmul_precision = "bf16" (`scalelab info`); elsewhere the output says so. Model FLOPs per step are counted on paper (model/flops.hpp).
 Usage: bench/compare_train_step.py [--build build] [--venv build/peers-venv] [--threads 1 2]
        [--repeats 3] [--config NAME ...] [--json FILE]
 """
@@ -42,16 +42,15 @@ def scalelab_info(build):
         return {"cpu": "(scalelab info failed: " + (r.stderr.strip() or "exit " + str(r.returncode)) + ")"}
     out = r.stdout
     info = dict(line.split(": ", 1) for line in out.splitlines() if ": " in line)
+    # The bf16 matmul probe and the settings it decides (kernels/gemm_speed_probe.hpp), as one entry.
+    info["matmul"] = " / ".join(line for line in out.splitlines() if line.startswith("matmul"))
     return info
 
 
-def bf16_hardware(build):
-    """True when the CPU has bf16 dot-product hardware (AVX512-BF16; every AMX CPU has it too):
-    train_step_bench's bf16_dot_peak runs only there."""
-    cmd = [os.path.join(build, "bench", "train_step_bench"), "--benchmark_filter=^bf16_dot_peak/1/",
-           "--benchmark_min_time=0.01", "--benchmark_format=json"]
-    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
-    return not any(b.get("error_occurred") for b in json.loads(out)["benchmarks"])
+def bf16_matmul_pays(info):
+    """True when this process's probe found oneDNN's bf16 matmul no slower than its f32 one, so
+    that matmul_precision = "bf16" runs it (scalelab info's "matmul_precision" line)."""
+    return "\"bf16\" runs oneDNN's bf16 matmul" in info.get("matmul", "")
 
 
 def run_scalelab(build, threads, configs, repeats, bf16):
@@ -120,7 +119,7 @@ def main():
     if not os.path.exists(os.path.join(venv, "bin", "python")):
         sys.exit(f"compare_train_step: no peers' environment at {venv}: run bench/peers/setup.sh")
     configs = args.config or CONFIGS
-    bf16_hw = bf16_hardware(build)
+    bf16_hw = bf16_matmul_pays(scalelab_info(build))
     load_start = os.getloadavg()
     workdir = tempfile.mkdtemp(prefix="compare_train_step.", dir=build)
     checks = {c: make_check(build, c, workdir) for c in configs}
@@ -202,9 +201,9 @@ def main():
         print(f"- {r['config']} / {r['threads']} thread(s): scalelab {r['scalelab_loss_after_3']:.6f}; {diffs}")
     if not bf16_hw:
         print()
-        print("bf16: not measured: this CPU has no bf16 hardware (no AVX512-BF16, so no AMX either; "
-              "train_step_bench's bf16_dot_peak cannot run), so bf16 could only round the operands "
-              "before an f32 GEMM. scalelab info: " + info.get('bf16 matmul (train.matmul_precision = "bf16")', "?"))
+        print("bf16: not measured: oneDNN's bf16 matmul is not faster than its f32 one on this CPU "
+              "(or absent), so bf16 would only round the operands before the f32 GEMM. scalelab info: "
+              + info.get("matmul", "?"))
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"info": info, "rows": rows, "failures": failures}, f, indent=1)

@@ -1,5 +1,5 @@
-// GEMM throughput, f32 against MatmulPrecision::bf16 (operands rounded to bf16, f32 sums; oneDNN
-// with AMX or AVX512-BF16 where the processor has them), on the shapes of a G2P training step
+// GEMM throughput, f32 against MatmulPrecision::bf16 (operands rounded to bf16, f32 sums; oneDNN's
+// bf16 matmul where this process's probe measured it no slower than f32: bf16_hw = 1), on the shapes of a G2P training step
 // (configs/g2p.toml: d_model 256, d_ff 1024, about 500-1000 token rows per batch) and of
 // train_step_bench's standard configurations (2048 token rows: (a) and (b) d_model 256, d_ff 1024;
 // (c) d_model 512, d_ff 2048), whose fraction of the FMA peak these GEMMs bound. The bf16 figure

@@ -11,6 +11,7 @@ packages=(
   libdnnl-dev libomp-dev libhwy-dev
   libtomlplusplus-dev libcli11-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  libxsmm-dev  # bench/gemm_table's libxsmm column (docs/performance.md); the engine does not link it
   python3 python3-numpy python3-torch
   python3-venv python3-dev  # the Python package's venv and headers (docs/python.md)
   # PyTorch's BLAS: without OpenBLAS, Debian's torch falls back to the reference BLAS (~1.4 GFLOP/s),

@@ -17,6 +17,7 @@
 #include "scalelab/core/error.hpp"
 #include "scalelab/core/rng.hpp"
 #include "scalelab/kernels/gemm.hpp"
+#include "scalelab/kernels/gemm_speed_probe.hpp"
 #include "scalelab/kernels/precision.hpp"
 
 namespace scalelab {
@@ -102,13 +103,16 @@ Result run_case(Path path, bool ta, bool tb, bool sub, int64_t m, int64_t n, int
 
 class GemmBf16 : public ::testing::TestWithParam<std::tuple<Path, bool, bool, bool>> {};
 
-// oneDNN may have no bf16 matmul at all on a processor without AVX512-BF16 or AMX (the dispatch
-// never calls it there), so that path is tested only where it runs.
-bool path_available(Path p) { return p != Path::hardware || bf16_matmul_in_hardware(); }
+// oneDNN may have no bf16 matmul at all for the ISA in use (oneDNN 2.6 on AVX2; the dispatch
+// never calls it there). Its bf16 matmul is tested wherever oneDNN has one for the ISA in use (the probe ran it),
+// whether or not it is fast enough to be chosen.
+bool path_available(Path p) {
+  return p != Path::hardware || measured_matmul_speed().bf16_unavailable.empty();
+}
 
 TEST_P(GemmBf16, MatchesTwinOnRoundedOperands) {
   const auto [path, ta, tb, sub] = GetParam();
-  if (!path_available(path)) GTEST_SKIP() << "no bf16 matmul hardware on this processor";
+  if (!path_available(path)) GTEST_SKIP() << "oneDNN has no bf16 matmul here: " << measured_matmul_speed().bf16_unavailable;
   uint64_t seed = 1;
   double worst_twin = 0, worst_unrounded = 0;
   for (auto [m, n, k, alpha, beta] :
@@ -160,12 +164,10 @@ TEST(GemmBf16Edge, ScopedSettingRestoresAndParses) {
   EXPECT_EQ(parse_matmul_precision("bf16"), MatmulPrecision::bf16);
   EXPECT_EQ(parse_matmul_precision("f32"), MatmulPrecision::f32);
   EXPECT_STREQ(matmul_precision_name(MatmulPrecision::bf16), "bf16");
-  // "auto": bf16 only where its GEMM runs in hardware, both sides of the rule; parsing resolves it
-  // with this processor's answer.
-  EXPECT_EQ(auto_matmul_precision(true), MatmulPrecision::bf16);
-  EXPECT_EQ(auto_matmul_precision(false), MatmulPrecision::f32);
+  // "auto" resolves with this process's measured bf16/f32 ratio (the rule itself:
+  // gemm_speed_probe_test.cpp).
   EXPECT_EQ(parse_matmul_precision("auto"),
-            bf16_matmul_uses_hardware() ? MatmulPrecision::bf16 : MatmulPrecision::f32);
+            auto_matmul_precision(measured_matmul_speed().bf16_over_f32()));
   try {
     parse_matmul_precision("tf32");
     ADD_FAILURE() << "tf32 accepted";

@@ -13,6 +13,7 @@
 #include <fstream>
 #include <iostream>
 
+#include "scalelab/kernels/gemm_speed_probe.hpp"
 #include "scalelab/model/checkpoint.hpp"
 #include "scalelab/train/trainer.hpp"
 
@@ -242,9 +243,9 @@ TEST(MixedPrecision, ConfigRejectsBadValues) {
   EXPECT_THROW(parse_run_config(tree), Error);
   tree["train"]["matmul_precision"] = "auto";  // resolved once, here, to what runs
   EXPECT_EQ(parse_run_config(tree).train.precision.matmul,
-            auto_matmul_precision(bf16_matmul_uses_hardware()));
+            auto_matmul_precision(measured_matmul_speed().bf16_over_f32()));
   EXPECT_EQ(run_config_to_json(parse_run_config(tree))["train"]["matmul_precision"],
-            matmul_precision_name(auto_matmul_precision(bf16_matmul_uses_hardware())));
+            matmul_precision_name(auto_matmul_precision(measured_matmul_speed().bf16_over_f32())));
   tree["train"]["matmul_precision"] = "bf16";
   const RunConfig c = parse_run_config(tree);
   EXPECT_EQ(c.train.precision.matmul, MatmulPrecision::bf16);

@@ -12,6 +12,7 @@
 #include "scalelab/core/error.hpp"
 #include "scalelab/core/parallel.hpp"
 #include "scalelab/kernels/bf16_convert.hpp"
+#include "scalelab/kernels/gemm_speed_probe.hpp"
 #include "scalelab/kernels/simd_dispatch.hpp"
 
 namespace scalelab {
@@ -291,6 +292,13 @@ void gemm_bf16_rounded_f32(const GemmShape& s, const float* a, const float* b, f
                      epilogue);
 }
 
+void gemm_f32(const GemmShape& s, const float* a, const float* b, float* c, float alpha,
+              float beta) {
+  const Strides st = resolve_strides(s);
+  if (trivial_float_gemm(s, st, c, beta)) return;
+  banded_matmul(s, st, dnnl::memory::data_type::f32, sizeof(float), a, b, c, alpha, beta);
+}
+
 }  // namespace detail
 
 namespace {
@@ -360,12 +368,8 @@ const char* matmul_precision_name(MatmulPrecision precision) {
 MatmulPrecision parse_matmul_precision(const std::string& name) {
   if (name == "f32") return MatmulPrecision::f32;
   if (name == "bf16") return MatmulPrecision::bf16;
-  if (name == "auto") return auto_matmul_precision(bf16_matmul_uses_hardware());
+  if (name == "auto") return auto_matmul_precision(measured_matmul_speed().bf16_over_f32());
   throw_error("matmul precision \"", name, "\" is not allowed: use \"f32\", \"bf16\" or \"auto\"");
-}
-
-MatmulPrecision auto_matmul_precision(bool bf16_gemm_in_hardware) {
-  return bf16_gemm_in_hardware ? MatmulPrecision::bf16 : MatmulPrecision::f32;
 }
 
 MatmulPrecision matmul_precision() { return g_matmul_precision.load(std::memory_order_relaxed); }
@@ -380,7 +384,7 @@ bool bf16_matmul_in_hardware() {
 }
 
 bool bf16_matmul_uses_hardware() {
-  return dnnl::get_effective_cpu_isa() == dnnl::cpu_isa::avx512_core_amx;
+  return bf16_matmul_pays(measured_matmul_speed().bf16_over_f32());
 }
 
 template void gemm_ref<float>(const GemmShape&, const float*, const float*, float*, float, float);

@@ -6,11 +6,12 @@
 //
 // Matmul precision (PyTorch's torch.set_float32_matmul_precision, "medium" = bf16): with
 // MatmulPrecision::bf16 a float GEMM rounds both operands to bfloat16 (round-to-nearest-even),
-// multiplies them exactly and sums in f32; C, alpha and beta stay f32. Where the processor has
-// AMX oneDNN runs that in hardware, 2-2.5x faster than f32 here (docs/performance.md); elsewhere
-// the operands are rounded into f32 buffers and the f32 GEMM runs: the same numbers (up to
-// summation order), a little slower than f32 (the rounding). The twin is gemm_ref on operands rounded by
-// f32_to_bf16_bits. double GEMMs ignore the setting (they are the finite-difference checks).
+// multiplies them exactly and sums in f32; C, alpha and beta stay f32. Where oneDNN's bf16 matmul
+// was measured no slower than its f32 one on this processor (kernels/gemm_speed_probe.hpp), the
+// operands are converted to bf16 and that matmul runs; elsewhere they are rounded into f32 buffers
+// and the f32 matmul runs: the same numbers (up to summation order), a little slower than f32 (the
+// rounding). The twin is gemm_ref on operands rounded by f32_to_bf16_bits. double GEMMs ignore the
+// setting (they are the finite-difference checks).
 #pragma once
 #include <cstdint>
 #include <string>
@@ -54,13 +55,10 @@ void gemm_ref(const GemmShape& shape, const T* a, const T* b, T* c, T alpha = T(
 
 enum class MatmulPrecision { f32, bf16 };
 const char* matmul_precision_name(MatmulPrecision precision);
-// "f32" | "bf16" | "auto"; throws Error naming the value otherwise. "auto" resolves here, once, to
-// what this processor runs fastest: auto_matmul_precision(bf16_matmul_uses_hardware()).
+// "f32" | "bf16" | "auto"; throws Error naming the value otherwise. "auto" resolves here, once, by
+// measurement: auto_matmul_precision(measured_matmul_speed().bf16_over_f32())
+// (kernels/gemm_speed_probe.hpp: bf16 where its GEMM runs >= 1.5x the f32 one).
 MatmulPrecision parse_matmul_precision(const std::string& name);
-// The rule behind "auto": bf16 where its GEMM runs in hardware (AMX: 2-2.5x the f32 GEMM), f32
-// elsewhere, where bf16 would only round the operands before the f32 GEMM (G2P training 1.19x
-// slower on a Xeon without AMX, docs/precision.md) and change the numbers.
-MatmulPrecision auto_matmul_precision(bool bf16_gemm_in_hardware);
 
 // The process-wide setting read by gemm<float> (default f32). Set it for a scope, e.g. a training
 // run, with ScopedMatmulPrecision; it is not meant to change while GEMMs run on other threads.
@@ -76,17 +74,22 @@ class ScopedMatmulPrecision {
   MatmulPrecision saved_;
 };
 
-// True when oneDNN runs bf16 matmuls with AMX or AVX512-BF16 instructions on this processor.
+// True when the effective oneDNN ISA has bf16 instructions (AMX or AVX512-BF16); what the
+// instruction set offers, not what is used (that is measured: bf16_matmul_uses_hardware).
 bool bf16_matmul_in_hardware();
-// The path gemm<float> takes for matmul_precision bf16: bf16 operands into oneDNN's bf16 matmul
-// only with AMX. With AVX512-BF16 alone (Cooper Lake, Zen 4/5) oneDNN 2.6.3's bf16 matmul ran at
-// 0.58x its own f32 matmul (docs/performance.md, "bf16 without AMX"), so there the operands are
-// rounded to bf16 and multiplied by the f32 matmul: the same products (a bf16 x bf16 product is
-// exact in f32), f32 sums, at f32 speed.
+// The path gemm<float> takes for matmul_precision bf16: oneDNN's bf16 matmul where the probe of
+// this process measured it no slower than the f32 one (bf16_matmul_pays in gemm_speed_probe.hpp),
+// else the operands rounded to bf16 and the f32 matmul (the same products: a bf16 x bf16 product
+// is exact in f32; f32 sums, at f32 speed). The first call runs the probe.
 bool bf16_matmul_uses_hardware();
 
 namespace detail {
-// The two bf16 paths, callable directly so the tests cover both on any processor.
+// The f32 matmul, whatever matmul_precision() says (the speed probe's reference).
+void gemm_f32(const GemmShape& shape, const float* a, const float* b, float* c, float alpha,
+              float beta);
+// The two bf16 paths, callable directly so the tests cover both on any processor. Where oneDNN has
+// no bf16 matmul for the ISA in use the first throws on one thread and ends the process inside the
+// bands' parallel region: call it only where measured_matmul_speed().bf16_unavailable is empty.
 void gemm_bf16_hardware(const GemmShape& shape, const float* a, const float* b, float* c,
                         float alpha, float beta, const GemmEpilogue<float>& epilogue = {});
 void gemm_bf16_rounded_f32(const GemmShape& shape, const float* a, const float* b, float* c,

@@ -21,8 +21,8 @@ struct PrecisionConfig {
   bool dynamic_loss_scale = false;   // train.loss_scale = "dynamic" | "none"
   LossScalerOptions scaler;          // train.loss_scale_init, train.loss_scale_window
   // train.matmul_precision: "bf16" rounds every float GEMM's operands to bf16 with f32 sums
-  // (kernels/gemm.hpp; AMX speed), independent of dtype; "auto" is resolved when parsed: bf16 with
-  // AMX, f32 elsewhere (auto_matmul_precision).
+  // (kernels/gemm.hpp), independent of dtype; "auto" is resolved when parsed, by measurement: bf16
+  // where this processor's bf16 GEMM runs >= 1.5x its f32 one (kernels/gemm_speed_probe.hpp).
   MatmulPrecision matmul = MatmulPrecision::f32;
 };
 
