@@ -83,7 +83,9 @@ std::string run_bible_program(const std::string& program) {
   const std::string command = shell_quote(program) + " -f " + kWholeBibleSpec + " 2>/dev/null";
   FILE* pipe = nullptr;
   {
-    const ChildSignalMask unblocked;  // the caller may hold signals blocked; the child must not
+    // The caller may hold signals blocked (core/engine_signals.hpp); the child must not. Debian's
+    // /bin/sh (dash) clears the mask itself, bash as /bin/sh passes it on.
+    const ChildSignalMask unblocked;
     pipe = popen(command.c_str(), "r");
   }
   SL_CHECK(pipe != nullptr, "cannot start '", command, "' (popen failed)");
