@@ -5,6 +5,7 @@
 #include <new>
 
 #include "commands.hpp"
+#include "scalelab/core/engine_signals.hpp"
 #include "scalelab/core/error.hpp"
 #include "scalelab/ledger/runs.hpp"
 
@@ -83,6 +84,11 @@ int main(int argc, char** argv) {
   scalelab::cli::add_baseline(app);
   scalelab::cli::add_distill(app);
   scalelab::cli::add_agree(app);
+  // Every command runs shielded (core/engine_signals.hpp): nearly all of them compute, and a
+  // signal handled on a thread inside a oneDNN 2.6 GEMM corrupts the heap. SIGINT / SIGTERM then
+  // reach the idle signal thread, which runs the stop handlers of train and report
+  // (stop_signals.hpp) or, for the other commands, ends the process as before.
+  const scalelab::EngineSignalShield shield;
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -28,7 +28,9 @@ extern "C" void scalelab_on_stop_signal(int sig) {
     return;
   }
   if (nanoseconds_since(first_signal_at) < kRepeatWindowNs) return;
-  // A second request: the default action, now (sigaction and raise are async-signal-safe).
+  // A second request: the default action, now (sigaction and raise are async-signal-safe). raise
+  // signals this thread, which blocks sig until the handler returns: then the default action ends
+  // the process.
   struct sigaction dfl {};
   dfl.sa_handler = SIG_DFL;
   if (handles_int) sigaction(SIGINT, &dfl, nullptr);

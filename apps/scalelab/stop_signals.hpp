@@ -1,8 +1,11 @@
 // SIGINT / SIGTERM for the commands that stop cleanly (train, report): the first signal sets
 // stop_signal, which the library polls (the trainer writes its checkpoint and returns; the report
 // kills gnuplot and writes nothing). A repeat within one second is the same request (timeout(1)
-// signals its child and then its process group); a later second signal ends the process at once. A signal the parent set to be ignored (a background job of a
-// script) stays ignored.
+// signals its child and then its process group); a later second signal ends the process at once.
+// A signal the parent set to be ignored (a background job of a script) stays ignored.
+//
+// The handlers run on the idle signal thread of the EngineSignalShield that main() holds
+// (core/engine_signals.hpp), never on a thread that computes; the flag is read by the main thread.
 #pragma once
 #include <signal.h>
 

@@ -4,7 +4,8 @@
 // from inside another call on the same thread (a train() callback calling Model.logits) would
 // wait for itself; it is refused with BusyError instead.
 //
-// While it is held, signals stay off the threads that run the engine (engine_signals.hpp).
+// While it is held, signals stay off the threads that run the engine
+// (scalelab/core/engine_signals.hpp).
 //
 // Construct it after releasing the GIL: the holder of the engine may need the GIL for a callback.
 #pragma once
@@ -13,7 +14,7 @@
 #include <string>
 #include <thread>
 
-#include "engine_signals.hpp"
+#include "scalelab/core/engine_signals.hpp"
 #include "errors.hpp"
 
 namespace scalelab::python {

@@ -3,6 +3,7 @@
 // signals its child and then its process group) changes nothing; a signal after that second
 // ends the process with the signal's default action.
 #include "apps/scalelab/stop_signals.hpp"
+#include "scalelab/core/engine_signals.hpp"
 
 #include <gtest/gtest.h>
 #include <sys/wait.h>
@@ -71,6 +72,40 @@ TEST(StopSignals, HandlersRestoredOnDestruction) {
   { StopSignalHandlers handlers; }
   sigaction(SIGTERM, nullptr, &after);
   EXPECT_EQ(before.sa_handler, after.sa_handler);
+}
+
+// As main() runs every command: shielded, so the handlers run on the idle signal thread while the
+// main thread, which polls the flag, keeps SIGINT blocked.
+TEST(StopSignals, UnderTheShieldTheSignalThreadSetsTheFlag) {
+  const int status = in_child([] {
+    const scalelab::EngineSignalShield shield;
+    StopSignalHandlers handlers;
+    kill(getpid(), SIGINT);  // as Ctrl-C or timeout(1) sends it: to the process
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    while (stop_signal == 0 && std::chrono::steady_clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    sigset_t mask;
+    pthread_sigmask(SIG_BLOCK, nullptr, &mask);
+    if (!sigismember(&mask, SIGINT)) _exit(9);
+    _exit(stop_signal == SIGINT ? 7 : 8);
+  });
+  ASSERT_TRUE(WIFEXITED(status)) << "killed by signal " << WTERMSIG(status);
+  EXPECT_EQ(WEXITSTATUS(status), 7) << "8: the flag was never set; 9: the main thread took SIGINT";
+}
+
+TEST(StopSignals, UnderTheShieldASecondRequestStillEndsTheProcess) {
+  const int status = in_child([] {
+    const scalelab::EngineSignalShield shield;
+    StopSignalHandlers handlers;
+    kill(getpid(), SIGTERM);
+    std::this_thread::sleep_for(std::chrono::milliseconds(1200));
+    if (stop_signal != SIGTERM) _exit(8);
+    kill(getpid(), SIGTERM);
+    std::this_thread::sleep_for(std::chrono::seconds(5));
+    _exit(9);  // not reached
+  });
+  ASSERT_TRUE(WIFSIGNALED(status)) << "exited with " << WEXITSTATUS(status);
+  EXPECT_EQ(WTERMSIG(status), SIGTERM);
 }
 
 }  // namespace

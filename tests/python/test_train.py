@@ -150,7 +150,7 @@ def test_an_ignored_sigint_stays_ignored(small_copy, tmp_path):
 
 def test_signals_stay_off_the_thread_that_runs_the_engine(small_copy, tmp_path, python_sigint):
     # oneDNN 2.6's GEMM kernels may point the stack pointer into the heap; a handler run on that
-    # thread writes its frame there (python/src/engine_signals.hpp). The callback runs on the
+    # thread writes its frame there (src/scalelab/core/engine_signals.hpp). The callback runs on the
     # thread that runs the engine, inside the call: every asynchronous signal is blocked there,
     # and unblocked again after.
     cfg, _ = small_copy
@@ -165,7 +165,7 @@ def test_signals_stay_off_the_thread_that_runs_the_engine(small_copy, tmp_path, 
 def test_ctrl_c_at_random_moments_never_aborts(source, tmp_path):
     # 60 short runs, each sent a SIGINT after a random delay (sigint_at_random.py): every run ends
     # in a documented way and the process never aborts. Before the engine threads were shielded
-    # from signals (engine_signals.hpp), a SIGINT that landed in a oneDNN GEMM while its stack
+    # from signals (core/engine_signals.hpp), a SIGINT that landed in a oneDNN GEMM while its stack
     # pointer was in the heap corrupted the heap: 5 of 207 such runs (AMD EPYC Zen 3, oneDNN 2.6.3)
     # ended in an abort a few runs later or in weights turned NaN ("training diverged at step 1").
     env = dict(os.environ, SCALELAB_SOURCE=str(source))

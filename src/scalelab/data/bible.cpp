@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "scalelab/core/atomic_file.hpp"
+#include "scalelab/core/engine_signals.hpp"
 #include "scalelab/core/error.hpp"
 #include "scalelab/data/sha256.hpp"
 #include "scalelab/data/text_lm.hpp"
@@ -80,7 +81,13 @@ std::string shell_quote(const std::string& word) {
 std::string run_bible_program(const std::string& program) {
   // The shell's own "not found" goes to /dev/null: our error below names the package instead.
   const std::string command = shell_quote(program) + " -f " + kWholeBibleSpec + " 2>/dev/null";
-  FILE* pipe = popen(command.c_str(), "r");
+  FILE* pipe = nullptr;
+  {
+    // The caller may hold signals blocked (core/engine_signals.hpp); the child must not. Debian's
+    // /bin/sh (dash) clears the mask itself, bash as /bin/sh passes it on.
+    const ChildSignalMask unblocked;
+    pipe = popen(command.c_str(), "r");
+  }
   SL_CHECK(pipe != nullptr, "cannot start '", command, "' (popen failed)");
   std::string output;
   char buffer[1 << 16];

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <thread>
 
+#include "scalelab/core/engine_signals.hpp"
 #include "scalelab/core/error.hpp"
 
 namespace scalelab::report {
@@ -44,6 +45,7 @@ ProcessOutcome run_process(const std::vector<std::string>& argv, const fs::path&
     }
     const int devnull = open("/dev/null", O_RDONLY);
     if (devnull >= 0) dup2(devnull, 0);
+    clear_signal_mask_after_fork();  // the parent computes with signals blocked; gnuplot must not
     execvp(args[0], args.data());
     const int e = errno;  // exec failed: tell the parent why through the close-on-exec pipe
     (void)!write(err_pipe[1], &e, sizeof e);

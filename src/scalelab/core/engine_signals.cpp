@@ -1,4 +1,4 @@
-#include "engine_signals.hpp"
+#include "scalelab/core/engine_signals.hpp"
 
 #include <pthread.h>
 #include <unistd.h>
@@ -6,18 +6,18 @@
 #include <mutex>
 #include <thread>
 
-namespace scalelab::python {
+namespace scalelab {
 
 namespace {
 
 // The idle thread that receives the process's signals while the engine runs; one per process
-// (a forked child has none until its first call).
+// (a forked child has none until its first shield).
 void ensure_signal_taker() {
   static std::mutex mutex;
   static pid_t started_in = 0;
   const std::lock_guard<std::mutex> lock(mutex);
   if (started_in == getpid()) return;
-  // Created before the caller blocks anything: it inherits the mask the process had.
+  // Created before the caller blocks anything: it inherits the mask the caller had.
   std::thread([] {
     for (;;) pause();  // returns after each handler; the thread lives as long as the process
   }).detach();
@@ -29,7 +29,7 @@ void ensure_signal_taker() {
 sigset_t EngineSignalShield::asynchronous_signals() {
   sigset_t set;
   sigfillset(&set);
-  for (int fault : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGSYS, SIGABRT}) sigdelset(&set, fault);
+  for (int own : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGSYS, SIGABRT, SIGPIPE}) sigdelset(&set, own);
   return set;
 }
 
@@ -45,4 +45,18 @@ EngineSignalShield::EngineSignalShield() {
 
 EngineSignalShield::~EngineSignalShield() { pthread_sigmask(SIG_SETMASK, &previous_, nullptr); }
 
-}  // namespace scalelab::python
+void clear_signal_mask_after_fork() {
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, nullptr);  // the child has one thread: same as pthread_sigmask
+}
+
+ChildSignalMask::ChildSignalMask() {
+  sigset_t none;
+  sigemptyset(&none);
+  pthread_sigmask(SIG_SETMASK, &none, &previous_);
+}
+
+ChildSignalMask::~ChildSignalMask() { pthread_sigmask(SIG_SETMASK, &previous_, nullptr); }
+
+}  // namespace scalelab
