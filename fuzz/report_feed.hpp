@@ -128,7 +128,7 @@ inline const std::set<std::string>& page_element_names() {
   static const std::set<std::string> names = [] {
     std::set<std::string> n = {"html", "head", "meta", "title", "style", "body", "main", "h1", "h2", "h3", "h4",
                                "p", "a", "ul", "li", "div", "table", "thead", "tbody", "tr", "th", "td", "strong",
-                               "em", "code", "details", "summary", "pre", "figure", "figcaption", "wbr"};
+                               "em", "code", "details", "summary", "pre", "figure", "figcaption", "wbr", "span"};
     n.insert(svg_element_names().begin(), svg_element_names().end());
     return n;
   }();

@@ -17,29 +17,6 @@ namespace fs = std::filesystem;
 namespace scalelab::ledger {
 namespace {
 
-// The same two-seed FNV-1a as RunSpec::key (runs.cpp): a collision needs both to collide.
-uint64_t fnv1a(const char* bytes, size_t n, uint64_t h) {
-  for (size_t i = 0; i < n; ++i) {
-    h ^= static_cast<unsigned char>(bytes[i]);
-    h *= 1099511628211ull;
-  }
-  return h;
-}
-
-std::string hex(uint64_t x) {
-  std::ostringstream out;
-  out << std::hex;
-  out.width(16);
-  out.fill('0');
-  out << x;
-  return out.str();
-}
-
-std::string digest(const std::string& text) {
-  return hex(fnv1a(text.data(), text.size(), 1469598103934665603ull)) +
-         hex(fnv1a(text.data(), text.size(), 0x84222325cbf29ce4ull ^ text.size()));
-}
-
 Json number_json(double x) {
   if (std::isfinite(x)) return x;
   if (std::isnan(x)) return "nan";
@@ -91,7 +68,7 @@ std::optional<std::string> ComputedValues::from_json(const Json& j, ComputedValu
 std::string ComputedCache::key(const std::string& claim, const std::string& name, const Json& inputs) const {
   const Json k = {{"claim", claim}, {"computation", name}, {"inputs", inputs},
                   {"version", binary_version()}, {"code", running_code_digest()}};
-  return digest(k.dump());
+  return key_digest(k.dump());
 }
 
 std::string ComputedCache::path(const std::string& key) const {
@@ -135,7 +112,7 @@ const std::string& running_code_digest() {
     if (!in.is_open()) in.open("/proc/self/exe", std::ios::binary);
     SL_CHECK(in.is_open(), "the ledger cannot read its own binary (",
              info.dli_fname ? info.dli_fname : "/proc/self/exe", "), whose digest keys the cache of computed values");
-    uint64_t a = 1469598103934665603ull, b = 0x84222325cbf29ce4ull;
+    uint64_t a = kFnvOffset, b = 0x84222325cbf29ce4ull;
     std::vector<char> buffer(1 << 20);
     while (in) {
       in.read(buffer.data(), std::streamsize(buffer.size()));
@@ -143,7 +120,7 @@ const std::string& running_code_digest() {
       a = fnv1a(buffer.data(), n, a);
       b = fnv1a(buffer.data(), n, b);
     }
-    return hex(a) + hex(b);
+    return hex64(a) + hex64(b);
   }();
   return code;
 }

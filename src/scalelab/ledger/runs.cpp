@@ -22,23 +22,6 @@
 namespace scalelab::ledger {
 namespace {
 
-uint64_t fnv1a(const std::string& bytes, uint64_t h = 1469598103934665603ull) {
-  for (unsigned char c : bytes) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
-  return h;
-}
-
-std::string hex(uint64_t x) {
-  std::ostringstream out;
-  out << std::hex;
-  out.width(16);
-  out.fill('0');
-  out << x;
-  return out.str();
-}
-
 // Collects the trainer's records in memory.
 class CurveSink : public MetricsSink {
  public:
@@ -190,6 +173,29 @@ std::string compiler_id() {
 
 }  // namespace
 
+uint64_t fnv1a(const char* bytes, size_t n, uint64_t h) {
+  for (size_t i = 0; i < n; ++i) {
+    h ^= static_cast<unsigned char>(bytes[i]);
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+std::string hex64(uint64_t x) {
+  std::ostringstream out;
+  out << std::hex;
+  out.width(16);
+  out.fill('0');
+  out << x;
+  return out.str();
+}
+
+std::string key_digest(const std::string& text) {
+  // Two independent 64-bit digests: a collision would need both to collide.
+  return hex64(fnv1a(text.data(), text.size(), kFnvOffset)) +
+         hex64(fnv1a(text.data(), text.size(), 0x84222325cbf29ce4ull ^ text.size()));
+}
+
 const char* run_kind_name(RunKind kind) { return kind == RunKind::train ? "train" : "probe"; }
 
 const std::string& binary_version() {
@@ -208,8 +214,7 @@ std::string RunSpec::key() const {
   const Json k = {{"kind", run_kind_name(kind)}, {"config", config}, {"seed", seed},
                   {"options", options}, {"version", binary_version()}};
   const std::string text = k.dump();
-  // Two independent 64-bit digests: a collision would need both to collide.
-  return hex(fnv1a(text)) + hex(fnv1a(text, 0x84222325cbf29ce4ull ^ text.size()));
+  return key_digest(text);
 }
 
 bool diverged(const Json& r) {

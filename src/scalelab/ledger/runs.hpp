@@ -71,4 +71,11 @@ const TaskData& shared_task_data(const DataConfig& config);
 // (everything that decides a run's numbers) and the CPU model.
 const std::string& binary_version();
 
+// The cache keys' digests: FNV-1a (64-bit) over bytes from state h; a key is two such digests
+// of its text with independent seeds, as 32 hex digits (a collision would need both to collide).
+constexpr uint64_t kFnvOffset = 1469598103934665603ull;
+uint64_t fnv1a(const char* bytes, size_t n, uint64_t h);
+std::string hex64(uint64_t x);
+std::string key_digest(const std::string& text);
+
 }  // namespace scalelab::ledger
