@@ -215,7 +215,7 @@ TEST(ReportSurfaces, HostileLabelsRunNoCommandAndAreDrawnAsText) {
   const fs::path dir = hostile_ledger("hostile-gnuplot", marker);
   const ReportResult r = write_report(dir.string(), ReportOptions{});
   EXPECT_FALSE(fs::exists(marker)) << "a command in a label ran";
-  EXPECT_EQ(r.plots_drawn, 4);  // three claim plots and E6's main plot again, answering the FP16 question
+  EXPECT_EQ(r.plots_drawn, 3);
   EXPECT_EQ(r.plots_failed, 0);
   // The label is in the plot as text (gnuplot escapes it for XML).
   EXPECT_NE(read(dir / "plots/E4-ratio.svg").find("d_model x `touch "), std::string::npos);
@@ -310,7 +310,7 @@ TEST(ReportSurfaces, TheReportHasOneDeadlineForAllItsPlots) {
   const ReportResult r = write_report((dir / "ledger").string(), o);
   EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 10);
   EXPECT_EQ(r.plots_drawn, 0);
-  EXPECT_EQ(r.plots_timed_out, 4);  // three claim plots and the FP16 question's
+  EXPECT_EQ(r.plots_timed_out, 3);
   const std::string html = read(dir / "ledger/report.html");
   EXPECT_NE(html.find("did not finish within "), std::string::npos);  // the first, stopped at the deadline
   EXPECT_NE(html.find("not started: the plots had taken the report&#39;s limit of 1 s"), std::string::npos);

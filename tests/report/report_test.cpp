@@ -145,7 +145,7 @@ TEST(Report, WithoutGnuplotThePageSaysSoAndKeepsItsTables) {
   const ReportResult r = write_report(dir.string(), no_gnuplot());
   EXPECT_FALSE(r.gnuplot_found);
   EXPECT_EQ(r.plots_drawn, 0);
-  EXPECT_EQ(r.plots_failed, 4);  // three claim plots and E6's main plot again, answering the FP16 question
+  EXPECT_EQ(r.plots_failed, 3);
   const std::string html = read(dir / "report.html");
   EXPECT_NE(html.find("No plots: "), std::string::npos);
   EXPECT_NE(html.find("/nonexistent/gnuplot-for-scalelab-test"), std::string::npos);
@@ -159,12 +159,12 @@ TEST(Report, PlotsAreInlinedWithUniqueIdsAndWrittenBesideTheMarkdown) {
   if (!gnuplot_works("gnuplot")) GTEST_SKIP() << "gnuplot is not installed";
   const fs::path dir = fresh_ledger("plots");
   const ReportResult r = write_report(dir.string(), ReportOptions{});
-  EXPECT_EQ(r.plots_drawn, 4);  // three claim plots and E6's main plot again, answering the FP16 question
+  EXPECT_EQ(r.plots_drawn, 3);
   EXPECT_EQ(r.plots_failed, 0);
   const std::string html = read(dir / "report.html");
   size_t svgs = 0;
   for (size_t at = html.find("<svg"); at != std::string::npos; at = html.find("<svg", at + 1)) ++svgs;
-  EXPECT_EQ(svgs, 4u);
+  EXPECT_EQ(svgs, 4u);  // and E6's main plot inlined again, answering the FP16 question
   EXPECT_EQ(html.find("<?xml"), std::string::npos);
   EXPECT_EQ(html.find("<script"), std::string::npos);
   std::set<std::string> ids;

@@ -48,12 +48,7 @@ class Reader {
     return c ? c->condition : "";
   }
   std::optional<double> fact(const std::string& id, const std::string& name) const {
-    const ClaimRecord* c = claim(id);
-    if (!c || !c->facts.is_object() || !c->facts.contains(name)) return std::nullopt;
-    const Json& v = c->facts[name];
-    if (!v.is_number()) return std::nullopt;
-    const double x = v.get<double>();
-    return std::isfinite(x) ? std::optional<double>(x) : std::nullopt;
+    return fact_number(ledger_, id, name);
   }
   // The fact formatted, or "" when absent.
   std::string num(const std::string& id, const std::string& name) const {
@@ -62,9 +57,8 @@ class Reader {
   }
   // A threshold of the claim's criterion, formatted; "" when absent.
   std::string threshold(const std::string& id, const std::string& name) const {
-    const ClaimRecord* c = claim(id);
-    if (!c || !c->thresholds.is_object() || !c->thresholds.contains(name) || !c->thresholds[name].is_number()) return "";
-    return format_number(c->thresholds[name].get<double>());
+    const std::optional<double> v = threshold_number(ledger_, id, name);
+    return v ? format_number(*v) : "";
   }
   // A fact that is a string (an op's name), in words; "" when absent.
   std::string words(const std::string& id, const std::string& name) const {

@@ -361,6 +361,26 @@ ClaimRecord read_claim(const std::string& path) {
   return c;
 }
 
+namespace {
+std::optional<double> claim_number(const Ledger& ledger, const std::string& id, Json ClaimRecord::*section,
+                                   const std::string& name) {
+  auto it = ledger.claims.find(id);
+  if (it == ledger.claims.end()) return std::nullopt;
+  const Json& values = it->second.*section;
+  if (!values.is_object() || !values.contains(name) || !values[name].is_number()) return std::nullopt;
+  const double v = values[name].get<double>();
+  return std::isfinite(v) ? std::optional<double>(v) : std::nullopt;
+}
+}  // namespace
+
+std::optional<double> fact_number(const Ledger& ledger, const std::string& id, const std::string& name) {
+  return claim_number(ledger, id, &ClaimRecord::facts, name);
+}
+
+std::optional<double> threshold_number(const Ledger& ledger, const std::string& id, const std::string& name) {
+  return claim_number(ledger, id, &ClaimRecord::thresholds, name);
+}
+
 Ledger read_ledger(const std::string& dir) {
   const fs::path ledger_path = fs::path(dir) / "ledger.json";
   SL_CHECK(!dir.empty(), "the report directory is empty (\"\"): pass the directory scalelab check wrote");

@@ -123,6 +123,11 @@ struct Ledger {
   std::map<std::string, ClaimRecord> claims;  // by id, from claims/<ID>.json
 };
 
+// A finite number of a claim's facts or thresholds by name; nullopt when the claim is not in the
+// ledger, the name is absent, or its value is not a finite number.
+std::optional<double> fact_number(const Ledger& ledger, const std::string& id, const std::string& name);
+std::optional<double> threshold_number(const Ledger& ledger, const std::string& id, const std::string& name);
+
 // Reads DIR/ledger.json and DIR/claims/<ID>.json for every claim it lists. Throws Error when
 // ledger.json is missing or any file does not follow schema 1.
 Ledger read_ledger(const std::string& dir);

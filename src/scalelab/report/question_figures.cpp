@@ -7,21 +7,6 @@
 namespace scalelab::report {
 namespace {
 
-std::optional<double> fact(const Ledger& ledger, const std::string& id, const std::string& name) {
-  auto it = ledger.claims.find(id);
-  if (it == ledger.claims.end() || !it->second.facts.is_object() || !it->second.facts.contains(name)) return std::nullopt;
-  const Json& v = it->second.facts[name];
-  if (!v.is_number() || !std::isfinite(v.get<double>())) return std::nullopt;
-  return v.get<double>();
-}
-
-std::optional<double> threshold(const Ledger& ledger, const std::string& id, const std::string& name) {
-  auto it = ledger.claims.find(id);
-  if (it == ledger.claims.end() || !it->second.thresholds.contains(name) || !it->second.thresholds[name].is_number())
-    return std::nullopt;
-  return it->second.thresholds[name].get<double>();
-}
-
 // Bars: one group per initialisation, one bar per embedding scale.
 std::vector<PlotSpec> embedding_plots(const Ledger& ledger) {
   const std::vector<std::pair<std::string, std::string>> inits = {
@@ -39,11 +24,11 @@ std::vector<PlotSpec> embedding_plots(const Ledger& ledger) {
   for (const auto& [scale, scale_label] : scales) {
     Series s{scale_label, {}};
     for (size_t i = 0; i < inits.size(); ++i)
-      if (const auto v = fact(ledger, "E3", "ratio_" + inits[i].first + "_" + scale)) s.points.push_back({static_cast<double>(i), *v});
+      if (const auto v = fact_number(ledger, "E3", "ratio_" + inits[i].first + "_" + scale)) s.points.push_back({static_cast<double>(i), *v});
     if (!s.points.empty()) p.series.push_back(std::move(s));
   }
   if (p.series.empty()) return {};
-  const double factor = threshold(ledger, "E4", "matched_factor").value_or(4.0);
+  const double factor = threshold_number(ledger, "E4", "matched_factor").value_or(4.0);
   p.y_band = std::make_pair(1 / factor, factor);
   p.y_band_label = "matched (within " + std::to_string(static_cast<int>(std::lround(factor))) + "× of 1)";
   p.title += "; shaded: " + p.y_band_label;
@@ -66,7 +51,7 @@ std::vector<PlotSpec> attention_plots(const Ledger& ledger) {
   for (const auto& [claim, prefix, label] : scales) {
     Series s{label, {}};
     for (int dk : dks)
-      if (const auto v = fact(ledger, claim, prefix + std::to_string(dk))) s.points.push_back({static_cast<double>(dk), *v});
+      if (const auto v = fact_number(ledger, claim, prefix + std::to_string(dk))) s.points.push_back({static_cast<double>(dk), *v});
     if (!s.points.empty()) loss.series.push_back(std::move(s));
   }
   if (!loss.series.empty()) {
@@ -83,7 +68,7 @@ std::vector<PlotSpec> attention_plots(const Ledger& ledger) {
   sat.log_x = true;
   Series s{"no scale, at init", {}};
   for (int dk : dks)
-    if (const auto v = fact(ledger, "A4", "saturated_none_dk" + std::to_string(dk))) s.points.push_back({static_cast<double>(dk), *v});
+    if (const auto v = fact_number(ledger, "A4", "saturated_none_dk" + std::to_string(dk))) s.points.push_back({static_cast<double>(dk), *v});
   if (!s.points.empty()) {
     sat.series.push_back(std::move(s));
     out.push_back(sat);
@@ -91,26 +76,20 @@ std::vector<PlotSpec> attention_plots(const Ledger& ledger) {
   return out;
 }
 
-// The claim whose main plot answers each follow-up.
-const std::map<std::string, std::string>& follow_up_claims() {
+}  // namespace
+
+std::string answering_claim(const std::string& anchor) {
   static const std::map<std::string, std::string> m = {
       {"q-d-or-1-over-d", "E12"}, {"q-learnable", "E7"}, {"q-rope", "E11"}, {"q-tiny-dk", "A8"},
       {"q-t5", "A11"},           {"q-fp16", "E6"},      {"q-bert", "E9"},  {"q-mup", "B3"}};
-  return m;
+  auto it = m.find(anchor);
+  return it == m.end() ? "" : it->second;
 }
-
-}  // namespace
 
 std::vector<PlotSpec> question_plots(const Ledger& ledger, const std::string& anchor) {
   if (anchor == "q-embedding") return embedding_plots(ledger);
   if (anchor == "q-attention") return attention_plots(ledger);
-  auto f = follow_up_claims().find(anchor);
-  if (f == follow_up_claims().end()) return {};
-  auto c = ledger.claims.find(f->second);
-  if (c == ledger.claims.end() || c->second.plots.empty()) return {};
-  PlotSpec p = c->second.plots.front();
-  p.id = "answer-" + anchor.substr(2);
-  return {p};
+  return {};
 }
 
 }  // namespace scalelab::report

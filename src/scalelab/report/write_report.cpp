@@ -180,7 +180,25 @@ RenderedReport render_report(const Ledger& ledger, const ReportOptions& options,
   std::vector<PlotOwner> owners;
   for (const std::string& anchor : answered_questions()) owners.push_back({"?" + anchor, question_plots(ledger, anchor), true});
   for (const ClaimRecord* c : claims) owners.push_back({c->id, c->plots, !is_user_claim(*c)});
-  const ClaimFigures figures = draw_figures(owners, options, draw_plots, out.result, out.svg_files);
+  ClaimFigures figures = draw_figures(owners, options, draw_plots, out.result, out.svg_files);
+  // A follow-up shows the main plot of the claim that answers it: the SVG already drawn, inlined
+  // again with ids of its own (no second gnuplot run).
+  for (const std::string& anchor : answered_questions()) {
+    auto claim = figures.find(answering_claim(anchor));
+    if (claim == figures.end() || claim->second.empty()) continue;
+    Figure f = claim->second.front();
+    const std::string name = anchor.substr(2);  // "q-fp16" -> "fp16"
+    if (auto raw = out.svg_files.find(f.id); raw != out.svg_files.end()) {
+      try {
+        f.svg = inline_svg(raw->second, "q-" + name + "-", f.title.empty() ? f.id : f.title);
+      } catch (const Error& e) {
+        f.svg.clear();
+        f.problem = e.what();
+      }
+    }
+    f.id = "answer-" + name;
+    figures["?" + anchor].push_back(std::move(f));
+  }
   const Document doc = build_document(ledger, claims, figures, options, draw_plots);
   out.html = render_html(doc);
   out.markdown = render_markdown(doc);
