@@ -19,7 +19,7 @@ namespace {
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 TEST(LrGrid, GeometricX2AroundTheSharedRate) {
-  EXPECT_EQ(lr_grid(2e-3, false), (std::vector<double>{5e-4, 1e-3, 2e-3, 4e-3}));
+  EXPECT_EQ(lr_grid(2e-3, false), (std::vector<double>{2e-3, 4e-3, 8e-3}));
   EXPECT_EQ(lr_grid(2e-3, true), (std::vector<double>{1e-3, 2e-3, 4e-3}));
   EXPECT_THROW(lr_grid(0.0, false), scalelab::Error);
 }
@@ -87,27 +87,27 @@ TEST(TunedArm, RunsTheGridOnSeedOneThenEverySeedAtTheBestAndTheSharedRate) {
   ClaimRun r({"T1", "test", "", "", ""}, LedgerMode{});
   Arm& a = r.add_arm("a", RunKind::train, tiny_config(2e-3), {1, 2, 3});
   int64_t runs = 0;
-  run_arm(a, false, [&](double lr, int64_t seed) { ++runs; return bowl(1e-3, 0.5)(lr, seed); });
-  EXPECT_EQ(a.lr_choice.best, 1e-3);
+  run_arm(a, false, [&](double lr, int64_t seed) { ++runs; return bowl(4e-3, 0.5)(lr, seed); });
+  EXPECT_EQ(a.lr_choice.best, 4e-3);
   EXPECT_TRUE(a.lr_choice.interior);
-  EXPECT_EQ(runs, 4 + 2 + 2);  // grid on seed 1; seeds 2-3 at the best; seeds 2-3 at the shared rate
+  EXPECT_EQ(runs, 3 + 2 + 2);  // grid on seed 1; seeds 2-3 at the best; seeds 2-3 at the shared rate
   ASSERT_EQ(a.results.size(), 3u);
-  EXPECT_DOUBLE_EQ(final_valid_nll(a.results[2]), bowl(1e-3, 0.5)(1e-3, 3));
-  EXPECT_DOUBLE_EQ(final_valid_nll(a.shared_results[2]), bowl(1e-3, 0.5)(2e-3, 3));
+  EXPECT_DOUBLE_EQ(final_valid_nll(a.results[2]), bowl(4e-3, 0.5)(4e-3, 3));
+  EXPECT_DOUBLE_EQ(final_valid_nll(a.shared_results[2]), bowl(4e-3, 0.5)(2e-3, 3));
   const Json sweep = a.lr_sweep_json();
-  EXPECT_EQ(sweep["chosen_lr"], 1e-3);
+  EXPECT_EQ(sweep["chosen_lr"], 4e-3);
   EXPECT_EQ(sweep["shared_lr"], 2e-3);
-  EXPECT_EQ(sweep["rates"].size(), 4u);
+  EXPECT_EQ(sweep["rates"].size(), 3u);
 }
 
 TEST(TunedArm, AnEdgeOptimumGrowsTheGridUntilInterior) {
   ClaimRun r({"T2", "test", "", "", ""}, LedgerMode{});
   Arm& a = r.add_arm("a", RunKind::train, tiny_config(2e-3), {1, 2, 3});
-  run_arm(a, false, bowl(1.6e-2, 0.5));
-  EXPECT_EQ(a.lr_choice.best, 1.6e-2);
+  run_arm(a, false, bowl(5e-4, 0.5));  // below the grid {2e-3, 4e-3, 8e-3}: three steps down
+  EXPECT_EQ(a.lr_choice.best, 5e-4);
   EXPECT_TRUE(a.lr_choice.interior);
   EXPECT_EQ(a.lr_extensions, 3);
-  EXPECT_EQ(a.grid.back(), 3.2e-2);
+  EXPECT_EQ(a.grid.front(), 2.5e-4);
   EXPECT_EQ(r.checked_for_lr_edges(Verdict::holds("s")).kind, VerdictKind::holds);
 }
 
@@ -136,12 +136,12 @@ TEST(TunedArm, RankingOnEverySeedCountsAFailedSeedAsWorst) {
   ClaimRun r({"T5", "test", "", "", ""}, LedgerMode{});
   Arm& a = r.add_arm("a", RunKind::train, tiny_config(2e-3), {1, 2, 3});
   a.lr_rank_all_seeds = true;
-  // At 2e-3 seed 1 is best of all but seeds 2 and 3 diverge: 2e-3 must not win.
+  // At 4e-3 seed 1 is best of all but seeds 2 and 3 diverge: 4e-3 must not win.
   run_arm(a, false, [](double lr, int64_t seed) {
-    if (lr == 2e-3) return seed == 1 ? 0.1 : kNaN;
-    return bowl(1e-3, 0.5)(lr, seed);
+    if (lr == 4e-3) return seed == 1 ? 0.1 : kNaN;
+    return bowl(8e-3, 0.5)(lr, seed);
   });
-  EXPECT_EQ(a.lr_choice.best, 1e-3);
+  EXPECT_EQ(a.lr_choice.best, 8e-3);
 }
 
 TEST(TunedArms, TheVerdictFollowsTheBestRatesNotTheSharedRate) {

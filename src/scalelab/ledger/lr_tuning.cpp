@@ -10,7 +10,10 @@ namespace scalelab::ledger {
 std::vector<double> lr_grid(double shared, bool quick) {
   SL_CHECK(shared > 0 && std::isfinite(shared), "lr_grid: shared rate ", shared, " is not positive");
   if (quick) return {shared / kLrStep, shared, shared * kLrStep};
-  return {shared / (kLrStep * kLrStep), shared / kLrStep, shared, shared * kLrStep};
+  // Full mode starts where the arms' best rates fell in the full run of 2026-12-04: at 2x or 4x
+  // the shared rate for 36 of its 53 tuned arms. The grid still grows past an edge, so the choice
+  // does not depend on where it starts; starting there costs 208 sweep runs instead of 276.
+  return {shared, shared * kLrStep, shared * kLrStep * kLrStep};
 }
 
 LrChoice choose_lr(const std::map<double, double>& loss, int extensions) {

@@ -4,7 +4,7 @@
 // Changing a scale changes the learning rate that works, so a comparison at one shared rate
 // measures learning-rate sensitivity as much as the scale. A tuned arm therefore:
 //   1. trains seed 1 at each rate of a geometric grid around the ledger's shared rate r0:
-//      full {r0/4, r0/2, r0, 2 r0}, quick {r0/2, r0, 2 r0} (x2 steps);
+//      full {r0, 2 r0, 4 r0}, quick {r0/2, r0, 2 r0} (x2 steps);
 //   2. takes the rate with the lowest final valid loss (a diverged run ranks +inf; ties go to the
 //      lower rate). A best rate on the grid's edge is not an optimum: the grid grows one x2 step
 //      past that edge, up to kMaxExtensions times and within [kMinLr, kMaxLr]; where it cannot, the
