@@ -102,5 +102,26 @@ TEST(Eta, AfterAQuarterOfTheRunsWithinOneAndAHalfOfTheTruth) {
       << "one rate " << one_rate << " s against the truth " << plan_truth / 2 << " s";
 }
 
+// One cost model for the ETA and the dry run: a training run's units grow with its steps and
+// batch, an emulated 16-bit run costs 4x its f32 twin, and a probe run is far smaller than a
+// training run of the same model.
+TEST(RunUnits, ProportionalToStepsAndBatchFourTimesInSixteenBitsProbesSmaller) {
+  RunSpec train;
+  train.config = {{"model", {{"d_model", 64}, {"d_ff", 256}, {"encoder_layers", 2}, {"decoder_layers", 2}}},
+                  {"train", {{"steps", 800}, {"batch_size", 64}, {"precision", "f32"}}}};
+  RunSpec longer = train, wider = train, f16 = train, probe = train;
+  longer.config["train"]["steps"] = 1600;
+  wider.config["train"]["batch_size"] = 128;
+  f16.config["train"]["precision"] = "f16";
+  probe.kind = RunKind::probe;
+  probe.options = {{"batches", 2}, {"batch_size", 64}};
+  const double u = run_units(train);
+  EXPECT_GT(u, 0);
+  EXPECT_DOUBLE_EQ(run_units(longer), 2 * u);
+  EXPECT_DOUBLE_EQ(run_units(wider), 2 * u);
+  EXPECT_DOUBLE_EQ(run_units(f16), 4 * u);
+  EXPECT_LT(run_units(probe), u / 50);
+}
+
 }  // namespace
 }  // namespace scalelab::ledger

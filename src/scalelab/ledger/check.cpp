@@ -84,25 +84,6 @@ std::vector<size_t> interleaved_by_kind(const std::vector<PendingRun>& batch, co
   return out;
 }
 
-// A rough relative cost of a run (multiply-adds), for the progress line's ETA only.
-double estimated_cost(const RunSpec& spec) {
-  const Json& config = spec.config;
-  const Json& options = spec.options;
-  const RunKind kind = spec.kind;
-  const Json& m = config["model"];
-  const double d = m.value("d_model", 64.0), ff = m.value("d_ff", 256.0);
-  const double layers = m.value("encoder_layers", 1.0) + m.value("decoder_layers", 1.0);
-  const double per_token = layers * (4 * d * d + 2 * d * ff) + 2e4;  // + per-token overheads
-  if (kind == RunKind::probe) {
-    // Initialising the weights dominates large models; the forward and backward the small ones.
-    const double tokens = options.value("batches", 2.0) * options.value("batch_size", 64.0) * 12;
-    return 3 * tokens * per_token + 20 * layers * (4 * d * d + 2 * d * ff) + 5e6;
-  }
-  const Json& t = config["train"];
-  const double precision = t.value("precision", std::string("f32")) == "f32" ? 1.0 : 4.0;
-  return t.value("steps", 1000.0) * t.value("batch_size", 64.0) * 12 * 3 * per_token * precision;
-}
-
 }  // namespace
 
 std::string claims_markdown() {
@@ -204,11 +185,11 @@ class RunQueue {
     size_t finished = 0;
     std::mutex mutex;
     std::exception_ptr failure;
-    for (size_t i : todo) eta_.planned(batch[i].spec.kind, estimated_cost(batch[i].spec));
+    for (size_t i : todo) eta_.planned(batch[i].spec.kind, run_units(batch[i].spec));
     auto finish = [&](PendingRun& p, const Json& r, double took) {
       done(p, r);
       std::lock_guard<std::mutex> lock(mutex);
-      eta_.done(p.spec.kind, estimated_cost(p.spec), took);
+      eta_.done(p.spec.kind, run_units(p.spec), took);
       ++finished;
       if (progress_) {
         const double eta = eta_.remaining_seconds(jobs_);
@@ -430,7 +411,7 @@ CheckResult run_check(const CheckOptions& o) {
       for (ClaimRun& run : runs)
         for (const Arm& arm : run.arms())
           if (arm.tuned() && !arm.lr_rank_all_seeds && seen.insert(arm.spec(0).key()).second)
-            queue.expect_later(arm.kind, 2.0 * double(arm.seeds.size() - 1) * estimated_cost(arm.spec(0)));
+            queue.expect_later(arm.kind, 2.0 * double(arm.seeds.size() - 1) * run_units(arm.spec(0)));
     }
     if (progress)
       *progress << "[check] round " << round << ": " << batch.size() << " run(s) ("

@@ -1,6 +1,7 @@
 // ledger/dry_run: `scalelab check --dry-run`: the runs the selected claims would do, counted as
-// the runner counts them (one per distinct run), and a rough time, without running or writing
-// anything.
+// the runner counts them (one per distinct run), and an estimated time, writing nothing. The time
+// is each run's size (eta.hpp, run_units) times what a unit costs on this CPU, measured by a few
+// short runs in memory (a second or a few).
 //
 // Arms at a fixed setting and the first round of every learning-rate sweep are known exactly. A
 // tuned arm's later runs depend on the rate its sweep picks (lr_tuning.hpp): every other seed at

@@ -6,6 +6,21 @@
 
 namespace scalelab::ledger {
 
+double run_units(const RunSpec& spec) {
+  const Json& m = spec.config["model"];
+  const double d = m.value("d_model", 64.0), ff = m.value("d_ff", 256.0);
+  const double layers = m.value("encoder_layers", 1.0) + m.value("decoder_layers", 1.0);
+  const double per_token = layers * (4 * d * d + 2 * d * ff) + 2e4;  // + per-token overheads
+  if (spec.kind == RunKind::probe) {
+    // Initialising the weights dominates large models; the forward and backward the small ones.
+    const double tokens = spec.options.value("batches", 2.0) * spec.options.value("batch_size", 64.0) * 12;
+    return 3 * tokens * per_token + 20 * layers * (4 * d * d + 2 * d * ff) + 5e6;
+  }
+  const Json& t = spec.config["train"];
+  const double precision = t.value("precision", std::string("f32")) == "f32" ? 1.0 : 4.0;
+  return t.value("steps", 1000.0) * t.value("batch_size", 64.0) * 12 * 3 * per_token * precision;
+}
+
 void Eta::planned(RunKind kind, double units) {
   PerKind& k = of(kind);
   k.todo_units += units;

@@ -14,6 +14,12 @@
 
 namespace scalelab::ledger {
 
+// A run's size in units (multiply-adds: forward and backward over its tokens for a training run,
+// ×4 in an emulated 16-bit format; a probe's forward passes and initialisation). Only the ratio
+// between two runs of one kind means anything: a unit's cost in seconds is measured (Eta, and the
+// dry run's calibration).
+double run_units(const RunSpec& spec);
+
 class Eta {
  public:
   // A run planned for this check (to do, not from the cache).
