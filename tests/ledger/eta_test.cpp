@@ -1,10 +1,12 @@
 // ledger/eta: the ETA calibrated per kind of run. On a synthetic check shaped like the full ledger
 // (a few hundred cheap probe runs and a few hundred training runs whose seconds per estimated unit
 // differ by two orders of magnitude, each run 0.6-1.6x off its estimate), run in the runner's order
-// (kinds alternating), the ETA after a quarter of the runs is within 1.5x of the true remainder;
-// a single rate over all runs, as before, is not.
+// (run_order: largest first within each kind, kinds alternating), the ETA after a quarter of the
+// runs is within 1.5x of the true remainder; a single rate over all runs, as before, is not. And
+// the runner's order ends a round sooner on 2 jobs than the plan order does.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <vector>
@@ -20,7 +22,7 @@ struct TraceRun {
 };
 
 // The runs in plan order (the init-time claims' probes come first, as E1-E6 do) and in the
-// runner's order (kinds alternating).
+// runner's order (run_order).
 struct Trace {
   std::vector<TraceRun> plan_order, runner_order;
 };
@@ -37,13 +39,12 @@ Trace synthetic_check() {
     const double u = std::pow(10.0, 11.0 + log_units(rng));
     trains.push_back({RunKind::train, u, u * 2e-11 * noise(rng)});
   }
-  for (size_t a = 0, b = 0; a < trains.size() || b < probes.size();) {  // as interleaved_by_kind
-    if (a < trains.size()) order.push_back(trains[a++]);
-    if (b < probes.size()) order.push_back(probes[b++]);
-  }
   plan.insert(plan.end(), probes.begin(), probes.begin() + 240);
   plan.insert(plan.end(), trains.begin(), trains.end());
   plan.insert(plan.end(), probes.begin() + 240, probes.end());
+  std::vector<RunSize> sizes;
+  for (const TraceRun& r : plan) sizes.push_back({r.kind, r.units});
+  for (size_t i : run_order(sizes)) order.push_back(plan[i]);
   return {plan, order};
 }
 
@@ -100,6 +101,41 @@ TEST(Eta, AfterAQuarterOfTheRunsWithinOneAndAHalfOfTheTruth) {
   const double one_rate = done_seconds / done_units * (all_units - done_units) / 2;
   EXPECT_TRUE(one_rate > plan_truth / 2 * 1.5 || one_rate < plan_truth / 2 / 1.5)
       << "one rate " << one_rate << " s against the truth " << plan_truth / 2 << " s";
+}
+
+TEST(RunOrder, LargestFirstWithinEachKindKindsAlternatingTiesInPlanOrder) {
+  const std::vector<RunSize> runs = {{RunKind::probe, 5},  {RunKind::train, 1}, {RunKind::train, 9},
+                                     {RunKind::probe, 7},  {RunKind::train, 9}, {RunKind::probe, 1},
+                                     {RunKind::train, 4}};
+  EXPECT_EQ(run_order(runs), (std::vector<size_t>{2, 3, 4, 0, 6, 5, 1}));
+  EXPECT_TRUE(run_order({}).empty());
+}
+
+// Two workers each take the next run when free (as the runner's jobs do); the time until both
+// are done.
+double two_job_makespan(const std::vector<TraceRun>& runs) {
+  double free_at[2] = {0, 0};
+  for (const TraceRun& r : runs) {
+    double& first_free = free_at[0] <= free_at[1] ? free_at[0] : free_at[1];
+    first_free += r.seconds;
+  }
+  return std::max(free_at[0], free_at[1]);
+}
+
+TEST(RunOrder, ARoundEndsSoonerThanInPlanOrder) {
+  // Plan order with the longest run last: the runner's order starts it first.
+  std::vector<TraceRun> plan;
+  for (int i = 0; i < 20; ++i) plan.push_back({RunKind::train, 10, 10});
+  plan.push_back({RunKind::train, 100, 100});
+  std::vector<RunSize> sizes;
+  for (const TraceRun& r : plan) sizes.push_back({r.kind, r.units});
+  std::vector<TraceRun> ordered;
+  for (size_t i : run_order(sizes)) ordered.push_back(plan[i]);
+  EXPECT_DOUBLE_EQ(two_job_makespan(plan), 200.0);  // 100 s each, then the long run alone
+  EXPECT_DOUBLE_EQ(two_job_makespan(ordered), 150.0);
+  // The synthetic full ledger: no later than in plan order.
+  const Trace t = synthetic_check();
+  EXPECT_LE(two_job_makespan(t.runner_order), two_job_makespan(t.plan_order));
 }
 
 // One cost model for the ETA and the dry run: a training run's units grow with its steps and

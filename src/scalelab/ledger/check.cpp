@@ -72,15 +72,12 @@ std::string summary_markdown(const Json& ledger) {
   return md.str();
 }
 
-// The runs to do, training and probe runs alternating (each in plan order), so that the ETA has
-// measured both kinds' rates early (eta.hpp).
-std::vector<size_t> interleaved_by_kind(const std::vector<PendingRun>& batch, const std::vector<size_t>& todo) {
-  std::vector<size_t> train, probe, out;
-  for (size_t i : todo) (batch[i].spec.kind == RunKind::train ? train : probe).push_back(i);
-  for (size_t a = 0, b = 0; a < train.size() || b < probe.size();) {
-    if (a < train.size()) out.push_back(train[a++]);
-    if (b < probe.size()) out.push_back(probe[b++]);
-  }
+// The runs to do, in eta.hpp's run_order (largest first within each kind, kinds alternating).
+std::vector<size_t> in_run_order(const std::vector<PendingRun>& batch, const std::vector<size_t>& todo) {
+  std::vector<RunSize> sizes;
+  for (size_t i : todo) sizes.push_back({batch[i].spec.kind, run_units(batch[i].spec)});
+  std::vector<size_t> out;
+  for (size_t position : run_order(sizes)) out.push_back(todo[position]);
   return out;
 }
 
@@ -402,7 +399,7 @@ CheckResult run_check(const CheckOptions& o) {
         todo.push_back(i);
       }
     }
-    todo = interleaved_by_kind(batch, todo);
+    todo = in_run_order(batch, todo);
     result.runs += static_cast<int64_t>(batch.size());
     if (round == 1) {
       // The later rounds of tuning, expected: each tuned arm's other seeds at its best and at the

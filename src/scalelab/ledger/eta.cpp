@@ -21,6 +21,19 @@ double run_units(const RunSpec& spec) {
   return t.value("steps", 1000.0) * t.value("batch_size", 64.0) * 12 * 3 * per_token * precision;
 }
 
+std::vector<size_t> run_order(const std::vector<RunSize>& runs) {
+  std::vector<size_t> train, probe, out;
+  for (size_t i = 0; i < runs.size(); ++i) (runs[i].kind == RunKind::train ? train : probe).push_back(i);
+  const auto larger_first = [&](size_t a, size_t b) { return runs[a].units > runs[b].units; };
+  std::stable_sort(train.begin(), train.end(), larger_first);
+  std::stable_sort(probe.begin(), probe.end(), larger_first);
+  for (size_t a = 0, b = 0; a < train.size() || b < probe.size();) {
+    if (a < train.size()) out.push_back(train[a++]);
+    if (b < probe.size()) out.push_back(probe[b++]);
+  }
+  return out;
+}
+
 void Eta::planned(RunKind kind, double units) {
   PerKind& k = of(kind);
   k.todo_units += units;

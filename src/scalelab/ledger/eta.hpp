@@ -9,6 +9,7 @@
 #pragma once
 #include <array>
 #include <cstdint>
+#include <vector>
 
 #include "scalelab/ledger/runs.hpp"
 
@@ -19,6 +20,16 @@ namespace scalelab::ledger {
 // between two runs of one kind means anything: a unit's cost in seconds is measured (Eta, and the
 // dry run's calibration).
 double run_units(const RunSpec& spec);
+
+// The order to run a round's runs in, as positions into `runs` (kind and units of each):
+// within each kind the largest first (list scheduling, longest first: the round does not end on
+// one long run while the other jobs idle), then training and probe runs alternating so that the
+// ETA has measured both kinds' rates early. Runs of equal units keep their plan order.
+struct RunSize {
+  RunKind kind = RunKind::train;
+  double units = 0;
+};
+std::vector<size_t> run_order(const std::vector<RunSize>& runs);
 
 class Eta {
  public:
