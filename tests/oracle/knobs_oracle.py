@@ -60,7 +60,6 @@ tokens) cross the flash kernel's 48-query x 128-key tiles and T5's max_distance.
 
 Usage: knobs_oracle.py --bin build/scalelab --tmp DIR [--case NAME ...] [--verbose]
 """
-import argparse
 import json
 import math
 import os
@@ -75,7 +74,8 @@ import torch
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from oracle_files import read_safetensors, write_model_config, write_safetensors  # noqa: E402
 from reference_model import attention_scale, forward, has_bias, opt, round_to, smoothed_loss  # noqa: E402
-from transformer_oracle import flatten, make_batch, rel_err, run  # noqa: E402
+from transformer_oracle import (Worst, chosen_cases, finish, flatten, make_batch, oracle_arguments,  # noqa: E402
+                                rel_err, result_row, run)
 
 TOL = 1e-4
 ZERO_GRAD_FRACTION = 1e-9
@@ -543,12 +543,8 @@ def check_rejections(binary, tmp):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--bin", default=os.environ.get("SCALELAB_BIN", "build/scalelab"))
-    ap.add_argument("--tmp", default=os.environ.get("SCALELAB_TMP", "/tmp/scalelab-oracle"))
-    ap.add_argument("--case", action="append", help="run only these cases (repeatable)")
+    ap = oracle_arguments(__doc__)
     ap.add_argument("--list", action="store_true", help="list the cases and exit")
-    ap.add_argument("--verbose", action="store_true", help="print every tensor's error")
     a = ap.parse_args()
     if a.list:
         for c in CASES:
@@ -564,41 +560,29 @@ def main():
           f"error = max|a-b| / max|b| per tensor; tolerance {TOL:g}")
     print(f"{'case/variant/kernel':50s} {'loss':>7s} {'logits':>9s} {'loss err':>9s} {'grads':>9s}  "
           f"{'worst gradient':42s} {'zero-grads':>10s}")
-    cases = [(i, c) for i, c in enumerate(CASES) if not a.case or c["name"] in a.case]
-    if not cases:
-        sys.exit(f"no such case: {a.case}")
+    cases = chosen_cases(CASES, a.case)
     all_fail = [] if a.case else check_rejections(a.bin, tmp)
-    overall = (0.0, None)
+    worst = Worst()
     summary = {}  # case -> worst logits, loss, grads over variants and kernels
-    for i, case in cases:
+    for case in cases:
         for row, res, fails in run_case(case, a.bin, tmp, a.verbose):
             all_fail += [f"{row}: {f}" for f in fails]
             if res is None:
                 print(f"{row:50s} FAILED (see below)")
                 continue
-            note = ""
-            print(f"{row:50s} {res['loss_value']:7.4f} {res['logits']:9.2e} {res['loss']:9.2e} "
-                  f"{res['grads']:9.2e}  {res['worst_grad'] or '-':42s} {res['zero']:10.1e}"
-                  f"{'  FAIL' if fails else ''}{note}")
+            print(result_row(row, res, fails, 50, 7, 42))
             if res["alts"] and row.endswith("/flash"):
                 print("    rejected readings (logits distance from the doc's reading / from scalelab): " +
                       ", ".join(f"{k} {p:.1e}/{e:.1e}" for k, (p, e) in res["alts"].items()))
             w = summary.setdefault(case["name"], [0.0, 0.0, 0.0])
             for j, k in enumerate(("logits", "loss", "grads")):
                 w[j] = max(w[j], res[k])
-            for k in ("logits", "loss", "grads"):
-                if res[k] > overall[0]:
-                    overall = (res[k], f"{row} {'grad.' + res['worst_grad'] if k == 'grads' else k}")
+            worst.add(row, res)
     print(f"\n{'worst per case (init/perturbed x flash/naive)':50s} {'logits':>9s} {'loss':>9s} {'grads':>9s}")
     for n, (l1, l2, l3) in summary.items():
         print(f"{n:50s} {l1:9.2e} {l2:9.2e} {l3:9.2e}")
-    print(f"worst relative error over all cases: {overall[0]:.2e} ({overall[1]}); {time.time() - t0:.1f} s")
-    if all_fail:
-        print(f"\n{len(all_fail)} FAILURE(S):")
-        for f in all_fail:
-            print("  " + f)
-        sys.exit(1)
-    print("all cases agree within", TOL)
+    print(f"worst relative error over all cases: {worst.error:.2e} ({worst.where}); {time.time() - t0:.1f} s")
+    finish(all_fail, TOL)
 
 
 if __name__ == "__main__":

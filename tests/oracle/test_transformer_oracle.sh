@@ -1,18 +1,4 @@
 #!/usr/bin/env bash
-# PyTorch oracle: logits, loss and every gradient vs an independent float64 model (docs/model.md)
-# ctest entry point; env: SCALELAB_BIN (the binary), SCALELAB_SOURCE (repo root), SCALELAB_TMP (scratch).
-set -euo pipefail
-here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-: "${SCALELAB_SOURCE:=$(cd "$here/../.." && pwd)}"
-: "${SCALELAB_BIN:=$SCALELAB_SOURCE/build/scalelab}"
-: "${SCALELAB_TMP:=${TMPDIR:-/tmp}/scalelab-test-tmp}"
-PY=/usr/bin/python3
-if [ ! -x "$SCALELAB_BIN" ]; then
-  echo "FAIL: scalelab binary not found at $SCALELAB_BIN (set SCALELAB_BIN)" >&2; exit 1
-fi
-if ! "$PY" -c "import torch" 2>/dev/null; then
-  echo "FAIL: $PY cannot import torch; install Debian's python3-torch (scripts/setup.sh does). Not skipping." >&2
-  exit 1
-fi
-mkdir -p "$SCALELAB_TMP"
-exec "$PY" "$here/transformer_oracle.py" --bin "$SCALELAB_BIN" --tmp "$SCALELAB_TMP"
+# PyTorch oracle: logits, loss and every gradient vs an independent float64 model (docs/model.md).
+source "$(dirname "${BASH_SOURCE[0]}")/../support/python_oracle.sh"
+python_oracle torch transformer_oracle.py

@@ -317,13 +317,55 @@ def run_case(case, variant, binary, tmp, verbose):
     return name, res, failures
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def oracle_arguments(doc):
+    """The command line both PyTorch oracles share: --bin, --tmp, --case (repeatable), --verbose."""
+    ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--bin", default=os.environ.get("SCALELAB_BIN", "build/scalelab"))
     ap.add_argument("--tmp", default=os.environ.get("SCALELAB_TMP", "/tmp/scalelab-oracle"))
     ap.add_argument("--case", action="append", help="run only these cases (repeatable)")
     ap.add_argument("--verbose", action="store_true", help="print every tensor's error")
-    a = ap.parse_args()
+    return ap
+
+
+def chosen_cases(cases, names):
+    """The cases named by --case (all without it); exits naming the unknown names if none match."""
+    chosen = [c for c in cases if not names or c["name"] in names]
+    if not chosen:
+        sys.exit(f"no such case: {names}")
+    return chosen
+
+
+class Worst:
+    """The largest relative error seen over every row, and where."""
+
+    def __init__(self):
+        self.error, self.where = 0.0, None
+
+    def add(self, row, res):
+        for k in ("logits", "loss", "grads"):
+            if res[k] > self.error:
+                self.error, self.where = res[k], f"{row} {'grad.' + res['worst_grad'] if k == 'grads' else k}"
+
+
+def result_row(row, res, fails, row_width, loss_width, grad_width):
+    """One printed row: loss, the logits', loss's and gradients' errors, the worst gradient, zeros."""
+    return (f"{row:{row_width}s} {res['loss_value']:{loss_width}.4f} {res['logits']:9.2e} {res['loss']:9.2e} "
+            f"{res['grads']:9.2e}  {res['worst_grad'] or '-':{grad_width}s} {res['zero']:10.1e}"
+            f"{'  FAIL' if fails else ''}")
+
+
+def finish(failures, tol):
+    """Prints every failure and exits 1, or says that all cases agree within tol."""
+    if failures:
+        print(f"\n{len(failures)} FAILURE(S):")
+        for f in failures:
+            print("  " + f)
+        sys.exit(1)
+    print("all cases agree within", tol)
+
+
+def main():
+    a = oracle_arguments(__doc__).parse_args()
     torch.set_num_threads(1)
     tmp = os.path.join(a.tmp, "transformer_oracle")
     os.makedirs(tmp, exist_ok=True)
@@ -333,30 +375,18 @@ def main():
     print(f"{'case':30s} {'loss':>8s} {'logits':>9s} {'loss err':>9s} {'grads':>9s}  "
           f"{'worst gradient':44s} {'zero-grads':>10s}")
     all_fail = []
-    overall = (0.0, None)
-    cases = [c for c in CASES if not a.case or c["name"] in a.case]
-    if not cases:
-        sys.exit(f"no such case: {a.case}")
-    for case in cases:
+    worst = Worst()
+    for case in chosen_cases(CASES, a.case):
         for variant in ("init", "perturbed"):
             name, res, fails = run_case(case, variant, a.bin, tmp, a.verbose)
             all_fail += fails
             if res is None:
                 print(f"{name:30s} FAILED (see below)")
                 continue
-            print(f"{name:30s} {res['loss_value']:8.4f} {res['logits']:9.2e} {res['loss']:9.2e} "
-                  f"{res['grads']:9.2e}  {res['worst_grad'] or '-':44s} {res['zero']:10.1e}"
-                  f"{'  FAIL' if fails else ''}")
-            for k in ("logits", "loss", "grads"):
-                if res[k] > overall[0]:
-                    overall = (res[k], f"{name} {'grad.' + res['worst_grad'] if k == 'grads' else k}")
-    print(f"worst relative error over all cases: {overall[0]:.2e} ({overall[1]})")
-    if all_fail:
-        print(f"\n{len(all_fail)} FAILURE(S):")
-        for f in all_fail:
-            print("  " + f)
-        sys.exit(1)
-    print("all cases agree within", tol)
+            print(result_row(name, res, fails, 30, 8, 44))
+            worst.add(name, res)
+    print(f"worst relative error over all cases: {worst.error:.2e} ({worst.where})")
+    finish(all_fail, tol)
 
 
 if __name__ == "__main__":

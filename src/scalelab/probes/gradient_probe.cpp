@@ -90,13 +90,7 @@ std::vector<ProbeRecord> GradientProbe<T>::records(int64_t seed, int64_t step) c
   Sum total;
   for (const Entry& e : entries_) {
     const auto [stack, layer] = parameter_location(e.name);
-    ProbeRecord r;
-    r.probe = "grad";
-    r.stack = stack;
-    r.layer = layer;
-    r.site = e.name;
-    r.seed = seed;
-    r.step = step;
+    ProbeRecord r = probe_record("grad", stack, layer, e.name, seed, step);
     r.values = norms(e.numel, e.grad_sq, e.param_sq, e.update_sq, stepped_);
     out.push_back(std::move(r));
     for (Sum* s : {&layers[{stack, layer}], &total}) {
@@ -108,13 +102,7 @@ std::vector<ProbeRecord> GradientProbe<T>::records(int64_t seed, int64_t step) c
   }
   auto aggregate = [&](const std::string& stack, int64_t layer, const std::string& site,
                        const Sum& s) {
-    ProbeRecord r;
-    r.probe = "grad_layer";
-    r.stack = stack;
-    r.layer = layer;
-    r.site = site;
-    r.seed = seed;
-    r.step = step;
+    ProbeRecord r = probe_record("grad_layer", stack, layer, site, seed, step);
     r.values = norms(s.numel, s.g, s.p, s.u, stepped_);
     out.push_back(std::move(r));
   };

@@ -13,14 +13,7 @@ const char* stack_name(bool encoder) { return encoder ? "encoder" : "decoder"; }
 
 ProbeRecord make_record(const std::string& probe, const std::tuple<std::string, int64_t, std::string>& key,
                         int64_t head, int64_t seed, int64_t step, Values values) {
-  ProbeRecord r;
-  r.probe = probe;
-  r.stack = std::get<0>(key);
-  r.layer = std::get<1>(key);
-  r.site = std::get<2>(key);
-  r.head = head;
-  r.seed = seed;
-  r.step = step;
+  ProbeRecord r = probe_record(probe, std::get<0>(key), std::get<1>(key), std::get<2>(key), seed, step, head);
   r.values = std::move(values);
   return r;
 }

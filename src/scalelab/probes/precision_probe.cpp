@@ -10,13 +10,7 @@ namespace {
 ProbeRecord counts_record(const OverflowCounters& c, const std::string& stack, int64_t layer,
                           const std::string& site, const PrecisionProbeOptions& o, int64_t seed,
                           int64_t step) {
-  ProbeRecord r;
-  r.probe = "precision";
-  r.stack = stack;
-  r.layer = layer;
-  r.site = site;
-  r.seed = seed;
-  r.step = step;
+  ProbeRecord r = probe_record("precision", stack, layer, site, seed, step);
   r.tags = {{"dtype", dtype_name(o.dtype)}, {"accumulate", dtype_name(o.accumulate)},
             {"subtract_max", o.subtract_max ? "true" : "false"}};
   for (int i = 0; i < kPrecisionOps; ++i) {

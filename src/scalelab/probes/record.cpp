@@ -13,6 +13,19 @@ double ProbeRecord::value(const std::string& name) const {
   return it == values.end() ? std::nan("") : it->second;
 }
 
+ProbeRecord probe_record(std::string probe, std::string stack, int64_t layer, std::string site,
+                         int64_t seed, int64_t step, int64_t head) {
+  ProbeRecord r;
+  r.probe = std::move(probe);
+  r.stack = std::move(stack);
+  r.layer = layer;
+  r.site = std::move(site);
+  r.head = head;
+  r.seed = seed;
+  r.step = step;
+  return r;
+}
+
 Json record_to_json(const ProbeRecord& r) {
   Json values = Json::object();
   for (const auto& [k, v] : r.values) values[k] = std::isfinite(v) ? Json(v) : Json(nullptr);

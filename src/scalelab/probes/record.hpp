@@ -39,6 +39,10 @@ struct ProbeRecord {
   double value(const std::string& name) const;  // NaN if absent
 };
 
+// A record with its key set (values, histograms and tags left to the caller).
+ProbeRecord probe_record(std::string probe, std::string stack, int64_t layer, std::string site,
+                         int64_t seed, int64_t step, int64_t head = -1);
+
 Json record_to_json(const ProbeRecord& record);
 // Throws Error naming the missing or mistyped field.
 ProbeRecord record_from_json(const Json& j);
