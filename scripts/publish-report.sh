@@ -3,6 +3,7 @@
 #
 #   scripts/publish-report.sh [--jobs N]      run `scalelab check` (full mode) into runs/, then publish
 #   scripts/publish-report.sh --from DIR      publish a finished full-mode ledger directory
+#   ... --commit REV                          the commit the ledger ran at (default: HEAD)
 #
 # docs/report/ receives report.html, report.md, their plots, ledger.json, summary.md and
 # claims/<ID>.json, and PUBLISHED.md: the date, the commit, the CPU (`scalelab info`), the
@@ -12,18 +13,21 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bin="$here/build/scalelab"
 dest="$here/docs/report"
-from="" jobs=0
+from="" jobs=0 commit=HEAD
 usage() { sed -n '2,11p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
 while [ $# -gt 0 ]; do
   case "$1" in
     --from) [ $# -ge 2 ] || { echo "publish-report: --from needs a directory" >&2; exit 2; }; from="$2"; shift 2 ;;
     --jobs) [ $# -ge 2 ] && [[ "$2" =~ ^[0-9]+$ ]] || { echo "publish-report: --jobs needs a whole number, got '${2:-}'" >&2; exit 2; }
             jobs="$2"; shift 2 ;;
+    --commit) [ $# -ge 2 ] || { echo "publish-report: --commit needs a revision" >&2; exit 2; }; commit="$2"; shift 2 ;;
     -h|--help) usage; exit 0 ;;
-    *) echo "publish-report: unknown argument '$1' (allowed: --from DIR, --jobs N, --help)" >&2; exit 2 ;;
+    *) echo "publish-report: unknown argument '$1' (allowed: --from DIR, --jobs N, --commit REV, --help)" >&2; exit 2 ;;
   esac
 done
 [ -x "$bin" ] || { echo "publish-report: $bin is not built (run scripts/setup.sh)" >&2; exit 1; }
+commit_id=$(git -C "$here" rev-parse --short --verify --quiet "$commit^{commit}") ||
+  { echo "publish-report: --commit '$commit' is not a commit of this repository" >&2; exit 2; }
 
 command_line="scalelab check --jobs $jobs --out DIR"
 if [ -z "$from" ]; then
@@ -44,7 +48,7 @@ trap 'rm -rf "$new"' EXIT
 cp "$from/report.html" "$from/report.md" "$from/summary.md" "$ledger" "$new/"
 cp "$from"/claims/*.json "$new/claims/"
 [ -d "$from/plots" ] && cp -r "$from/plots" "$new/plots"
-python3 - "$ledger" "$new/PUBLISHED.md" "$command_line" "$(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo unknown)" \
+python3 - "$ledger" "$new/PUBLISHED.md" "$command_line" "$commit_id" \
   "$("$bin" info)" <<'PY'
 import json, sys, datetime
 ledger, out, command, commit, info = sys.argv[1:6]
