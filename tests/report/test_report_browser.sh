@@ -3,7 +3,7 @@
 # of ledger.json has its section in the DOM, every inline SVG is well-formed XML with plotted data,
 # the opening quotes the ledger's numbers (and a number edited in a claim's JSON after a rerun), and
 # at 420 px the page fits its window, the summary table's box stays inside the page (the table
-# scrolls in it, no verdict wraps past 4 lines). Uses
+# scrolls in it, no verdict wraps past 4 lines) and every plot's text is at least 10 px. Uses
 # `scalelab check --quick` when the binary has it, else the fixture ledger. Skips (exit 0) only
 # when Chromium is not installed.
 set -u
@@ -53,7 +53,8 @@ done
 # A copy with a script measures the page at 420 px (report.html has none). Headless Chromium makes
 # no window narrower than 500 px, so the copy is shown in a 420-pixel iframe (srcdoc: same origin,
 # its media queries see 420 px) and reports to the outer page: the page's width; the summary
-# table's box, its table and the most lines a verdict cell's text takes.
+# table's box, its table and the most lines a verdict cell's text takes; each plot's smallest text
+# (computed font size times the SVG's scale; folded evidence is opened first so every plot is laid out).
 cat >"$tmp/measure.js" <<'JS'
 (function () {
   const out = {page: [document.documentElement.scrollWidth, window.innerWidth]};
@@ -71,6 +72,19 @@ cat >"$tmp/measure.js" <<'JS'
     out.summary = {left: r.left, right: r.right, page: document.documentElement.clientWidth,
                    scroll: box.scrollWidth, client: box.clientWidth, overflow: getComputedStyle(box).overflowX,
                    table: table.getBoundingClientRect().width, verdict_lines: lines, worst_verdict: worst};
+  }
+  for (const d of document.querySelectorAll("details")) d.open = true;
+  out.plots = [];
+  for (const svg of document.querySelectorAll("figure svg")) {
+    const scale = svg.clientWidth / svg.viewBox.baseVal.width;
+    let min = null, texts = 0;
+    for (const t of svg.querySelectorAll("text")) {
+      if (!t.textContent.trim()) continue;
+      texts += 1;
+      const px = parseFloat(getComputedStyle(t).fontSize) * scale;
+      if (min === null || px < min) min = px;
+    }
+    out.plots.push({id: svg.closest("figure").id, texts: texts, min_px: min});
   }
   parent.document.body.setAttribute("data-measure", JSON.stringify(out));
 })();
@@ -183,7 +197,7 @@ if expected and expected not in opening_text:
 
 # 5. At 420 px: no horizontal scrolling of the page (wide tables scroll inside their own box); the
 #    summary table's box inside the page, scrolling when its table is wider, no verdict past ~4
-#    lines.
+#    lines; every plot's text at least 10 px.
 if measure_path and os.path.exists(measure_path):
     m = re.search(r'<body[^>]*data-measure="([^"]*)"', open(measure_path, encoding="utf-8").read())
     if not m:
@@ -207,8 +221,18 @@ if measure_path and os.path.exists(measure_path):
                 problems.append(f"the summary table ({s['table']:.0f} px) cannot be scrolled to its end ({s['scroll']} px)")
             if s["verdict_lines"] > 4.5:
                 problems.append(f"{s['worst_verdict']}'s verdict takes {s['verdict_lines']:.1f} lines at 420 px")
-        if s:
-            print(f"at 420 px: summary verdicts at most {s['verdict_lines']:.1f} lines")
+        plots = measured["plots"]
+        if len(plots) != len(svgs):
+            problems.append(f"measured {len(plots)} plots of {len(svgs)} inline SVGs")
+        for p in plots:
+            if not p["texts"]:
+                problems.append(f"plot {p['id']} has no text to measure")
+            elif p["min_px"] < 10:
+                problems.append(f"plot {p['id']}: text {p['min_px']:.1f} px at 420 px (at least 10)")
+        sizes = [p["min_px"] for p in plots if p["texts"]]
+        if sizes:
+            print(f"at 420 px: summary verdicts at most {s['verdict_lines']:.1f} lines; smallest plot text "
+                  f"{min(sizes):.1f} px over {len(sizes)} plots" if s else "")
 
 for p in problems:
     print("  " + p)

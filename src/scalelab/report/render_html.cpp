@@ -34,8 +34,10 @@ th, td { border-bottom: 1px solid #e2e2de; padding: 0.3rem 0.6rem; text-align: l
 th { background: #f3f3ef; font-weight: 600; white-space: nowrap; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 figure { margin: 1rem 0 1.4rem; }
-figure svg { display: block; max-width: 100%; height: auto; background: #fff;
-  border: 1px solid #e6e6e2; }
+/* A plot is drawn 640 units wide with 17-unit text (gnuplot.hpp): shown at most 640 px wide, its
+   text is 17 px on a wide screen and still 10 px on a 420 px phone. */
+figure svg { display: block; width: 100%; max-width: 640px; height: auto; background: #fff;
+  border: 1px solid #e6e6e2; box-sizing: border-box; }
 figcaption { font-size: 0.88rem; color: #555; margin-top: 0.3rem; }
 details { margin: 0.3rem 0 0.6rem; }
 summary { cursor: pointer; color: #0b57a4; }
