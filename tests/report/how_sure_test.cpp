@@ -3,6 +3,9 @@
 // when the record does not determine one.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <filesystem>
+
 #include "scalelab/report/how_sure.hpp"
 
 namespace scalelab::report {
@@ -82,6 +85,24 @@ TEST(HowSure, MarginIsTheKeyNumberAgainstItsCriterionsThreshold) {
   ClaimRecord user = e12;
   user.group = "user";
   EXPECT_FALSE(threshold_margin(user));
+}
+
+// The pairing of key numbers with thresholds names thresholds the ledger writes: every paired
+// claim of the published full run has that threshold and gets a margin.
+TEST(HowSure, EveryPairedThresholdIsInThePublishedRecords) {
+  const char* source = std::getenv("SCALELAB_SOURCE");
+  const std::filesystem::path claims =
+      std::filesystem::path(source ? source : SCALELAB_TEST_SOURCE_DIR) / "docs/report/claims";
+  if (!std::filesystem::exists(claims)) GTEST_SKIP() << "no published report in " << claims;
+  int paired = 0;
+  for (const auto& file : std::filesystem::directory_iterator(claims)) {
+    const ClaimRecord c = read_claim(file.path().string());
+    if (*key_threshold_name(c.id) == '\0') continue;
+    ++paired;
+    EXPECT_TRUE(c.thresholds.contains(key_threshold_name(c.id))) << c.id << " has no " << key_threshold_name(c.id);
+    EXPECT_TRUE(threshold_margin(c)) << c.id;
+  }
+  EXPECT_EQ(paired, 21);  // every pair of key_threshold_name was checked: the 29 claims less the 8 it leaves out
 }
 
 }  // namespace
