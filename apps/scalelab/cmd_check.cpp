@@ -23,6 +23,7 @@ void add_check(CLI::App& app) {
   auto only = std::make_shared<std::string>();
   auto no_report = std::make_shared<bool>(false);
   auto gnuplot = std::make_shared<std::string>("gnuplot");
+  auto compare_with = std::make_shared<report::CompareWith>(report::CompareWith{report::CompareWith::published, ""});
   CLI::App* cmd = app.add_subcommand(
       "check", "Run one experiment per claim (E1-E12, A1-A13, B1-B4), compute each verdict from the "
                "measurements and write the ledger and its report (docs/ledger.md)");
@@ -36,16 +37,24 @@ void add_check(CLI::App& app) {
   cmd->add_option("--claims", o->claim_files, "a claim file of your own (docs/claims-file.md), run with the built-ins; repeatable");
   auto dry = std::make_shared<bool>(false);
   cmd->add_flag("--dry-run", *dry, "print the runs the selected claims would do and an estimated time; run and write nothing");
-  cmd->add_flag("--no-report", *no_report, "write the ledger's JSON and summary.md only, not report.html");
+  CLI::Option* no_report_flag =
+      cmd->add_flag("--no-report", *no_report, "write the ledger's JSON and summary.md only, not report.html");
   cmd->add_option("--gnuplot", *gnuplot,
                   "gnuplot program for the report's plots; checked before the run (one that cannot run is an error)")
       ->capture_default_str();
+  cmd->add_option_function<std::string>(
+         "--compare-with", [compare_with](const std::string& v) { *compare_with = report::parse_compare_with(v); },
+         "with --quick, the report lists the claims whose verdict differs from the full-mode ledger in this "
+         "directory; checked before the run; 'none': no comparison [default: " + report::published_report_dir() +
+             ", when it exists]")
+      ->type_name("DIR|none")
+      ->excludes(no_report_flag);
   auto list = std::make_shared<bool>(false);
   cmd->add_flag("--list", *list, "print every claim (statement, experiment, criterion) as Markdown and exit");
   cmd->add_flag("--quiet,-q", [o](int64_t) { o->progress = nullptr; }, "no progress lines");
   o->progress = &std::cerr;
   o->progress_on_terminal = ::isatty(::fileno(stderr)) != 0;
-  cmd->callback([o, only, no_report, gnuplot, list, dry, cmd] {
+  cmd->callback([o, only, no_report, gnuplot, compare_with, list, dry, cmd] {
     if (*list) {
       if (world->rank() == 0) std::cout << ledger::claims_markdown();
       return;
@@ -67,6 +76,8 @@ void add_check(CLI::App& app) {
     if (!*no_report && cmd->count("--gnuplot") == 0 && world->rank() == 0 && !report::gnuplot_works(*gnuplot))
       std::cerr << "scalelab: warning: gnuplot is not in PATH: the report will have no plots (install "
                    "gnuplot-nox, or pass --gnuplot or --no-report)\n";
+    // The full run the report compares with, read now: a bad directory fails in a second, not after the run.
+    if (!*no_report) report::full_run_to_compare(*compare_with, o->quick ? "quick" : "full");
     o->comm = world;
     const ledger::CheckResult r = ledger::run_check(*o);
     if (!r.written) return;  // a worker rank under MPI: rank 0 reports
@@ -82,7 +93,7 @@ void add_check(CLI::App& app) {
     }
     std::cout << "wrote " << o->out << "/ledger.json, " << o->out << "/claims/<ID>.json and " << o->out << "/summary.md\n";
     if (!*no_report) {
-      const report::ReportResult rep = report::write_report(o->out, {.gnuplot = *gnuplot});
+      const report::ReportResult rep = report::write_report(o->out, {.gnuplot = *gnuplot, .compare_with = *compare_with});
       std::cout << "report: " << rep.html_path << " (open it in a browser) and " << rep.markdown_path << "\n";
     }
   });

@@ -20,6 +20,7 @@ void add_report(CLI::App& app) {
     report::ReportOptions options;
   };
   auto a = std::make_shared<ReportArgs>();
+  a->options.compare_with.kind = report::CompareWith::published;
   CLI::App* cmd = app.add_subcommand(
       "report", "Write DIR/report.html (self-contained) and DIR/report.md from a scalelab check directory");
   cmd->add_option("dir", a->dir, "the directory scalelab check --out wrote (holds ledger.json)")->required();
@@ -35,6 +36,12 @@ void add_report(CLI::App& app) {
                   "seconds all plots together may take; plots not started by then are not drawn")
       ->check(finite_range(0.1, 86400))
       ->capture_default_str();
+  cmd->add_option_function<std::string>(
+      "--compare-with", [a](const std::string& v) { a->options.compare_with = report::parse_compare_with(v); },
+      "a quick ledger's report lists the claims whose verdict differs from the full-mode ledger in "
+      "this directory (its ledger.json; PUBLISHED.md gives the date and commit); 'none': no comparison "
+      "[default: " + report::published_report_dir() + ", when it exists]")
+      ->type_name("DIR|none");
   cmd->footer(
       "report.html is one file: plots inlined as SVG, no scripts, nothing fetched from the network.\n"
       "report.md has the same text, with the plots in DIR/plots/<plot-id>.svg. Without gnuplot in\n"

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -233,6 +234,83 @@ TEST(Report, ErrorsNameTheFileAndTheValue) {
     EXPECT_NE(what.find("'sort of'"), std::string::npos) << what;
   }
   EXPECT_FALSE(fs::exists(bad / "report.html"));
+}
+
+// The summary's rows, each a list of its cells' HTML.
+std::vector<std::vector<std::string>> summary_rows(const std::string& html, std::vector<std::string>& header) {
+  const size_t at = html.find("<div class=\"scroll\" id=\"summary-table\"><table>");
+  EXPECT_NE(at, std::string::npos);
+  if (at == std::string::npos) return {};
+  const std::string table = html.substr(at, html.find("</table>", at) - at);
+  const std::regex th("<th[^>]*>([^<]*)</th>"), tr("<tr>(.*?)</tr>"), td("<td[^>]*>(.*?)</td>");
+  header.clear();
+  for (auto it = std::sregex_iterator(table.begin(), table.end(), th); it != std::sregex_iterator(); ++it)
+    header.push_back((*it)[1]);
+  std::vector<std::vector<std::string>> rows;
+  const std::string body = table.substr(table.find("<tbody>"));
+  for (auto r = std::sregex_iterator(body.begin(), body.end(), tr); r != std::sregex_iterator(); ++r) {
+    const std::string row = (*r)[1];
+    rows.emplace_back();
+    for (auto c = std::sregex_iterator(row.begin(), row.end(), td); c != std::sregex_iterator(); ++c)
+      rows.back().push_back((*c)[1]);
+  }
+  return rows;
+}
+
+TEST(Report, SummaryTableShowsHowSureInColumnsBesideTheVerdict) {
+  const fs::path dir = fresh_ledger("how-sure-columns");
+  // A4's criterion threshold under the name the ledger writes, and one failed seed in E4's key
+  // measurement (its median stays 2.05: the failed seed ranks worst).
+  Json a4 = read_json(dir / "claims/A4.json");
+  a4["thresholds"] = {{"saturated_share", 0.5}};
+  write_json(dir / "claims/A4.json", a4);
+  Json e4 = read_json(dir / "claims/E4.json");
+  for (Json& m : e4["measurements"])
+    if (m["x"] == 1024 && m["arm"] == "N(0,1/d) x sqrt(d)") {
+      m["values"][2] = nullptr;
+      m["failed"] = 1;
+      m["max"] = nullptr;
+    }
+  write_json(dir / "claims/E4.json", e4);
+  write_report(dir.string(), no_gnuplot());
+  const std::string html = read(dir / "report.html");
+  std::vector<std::string> header;
+  const auto rows = summary_rows(html, header);
+  EXPECT_EQ(header, (std::vector<std::string>{"claim", "statement", "verdict", "how sure", "seeds", "failed seeds",
+                                               "paired spread", "margin to threshold", "key number"}));
+  ASSERT_EQ(rows.size(), 4u);
+  std::map<std::string, std::vector<std::string>> by_id;
+  for (const auto& row : rows) {
+    ASSERT_EQ(row.size(), header.size()) << row.front();
+    by_id[row.front().substr(row.front().find("\">") + 2, row.front().find("</a>") - row.front().find("\">") - 2)] = row;
+  }
+  // A4: 3 seeds, none failed; its key number 0.91 is the median of "none, d_k 256" (0.90-0.93);
+  // 0.91 against the threshold 0.5 is 82 % above it.
+  const auto& a4_row = by_id.at("A4");
+  EXPECT_EQ(a4_row[2], "<strong>holds</strong>");  // the verdict alone: the badge has its column
+  EXPECT_EQ(a4_row[3], "<span class=\"badge badge-provisional\">provisional</span>");
+  EXPECT_EQ(a4_row[4], "3");
+  EXPECT_EQ(a4_row[5], "0");
+  EXPECT_EQ(a4_row[6], "0.03");
+  EXPECT_EQ(a4_row[7], "82 % above 0.5");
+  // E4: a failed seed is counted and leaves the spread unbounded, so none is shown; its
+  // thresholds are not the one its criterion applies to the key number.
+  const auto& e4_row = by_id.at("E4");
+  EXPECT_EQ(e4_row[2], "<strong>holds only if</strong> the table is initialised with std 1/sqrt(d_model)");
+  EXPECT_EQ(e4_row[5], "1");
+  EXPECT_EQ(e4_row[6], "–");
+  EXPECT_EQ(e4_row[7], "–");
+  // A12 has no arms and no key number: every figure is "–".
+  const auto& a12_row = by_id.at("A12");
+  for (size_t c = 4; c <= 7; ++c) EXPECT_EQ(a12_row[c], "–") << header[c];
+  // Numbers right-aligned; the table's box is the one the page's narrow-screen rules address.
+  EXPECT_NE(html.find("<td class=\"num\">82 % above 0.5</td>"), std::string::npos);
+  EXPECT_NE(html.find("#summary-table td:nth-child(3) { min-width:"), std::string::npos);
+  // The Markdown table has the same columns.
+  const std::string md = read(dir / "report.md");
+  EXPECT_NE(md.find("| claim | statement | verdict | how sure | seeds | failed seeds | paired spread | margin to threshold | key number |"),
+            std::string::npos);
+  EXPECT_NE(md.find("| **&#91;provisional&#93;** | 3 | 0 | 0.03 | 82 % above 0.5 |"), std::string::npos);
 }
 
 TEST(ReportText, FormatsNumbersCompactly) {

@@ -2,8 +2,10 @@
 # Opens the report in headless Chromium: it loads without any request leaving the file, every claim
 # of ledger.json has its section in the DOM, every inline SVG is well-formed XML with plotted data,
 # the opening quotes the ledger's numbers (and a number edited in a claim's JSON after a rerun), and
-# the page fits a narrow window. Uses `scalelab check --quick` when the binary has it, else the
-# fixture ledger. Skips (exit 0) only when Chromium is not installed.
+# at 420 px the page fits its window, the summary table's box stays inside the page (the table
+# scrolls in it, no verdict wraps past 4 lines) and every plot's text is at least 10 px. Uses
+# `scalelab check --quick` when the binary has it, else the fixture ledger. Skips (exit 0) only
+# when Chromium is not installed.
 set -u
 bin="${SCALELAB_BIN:?}"
 source_dir="${SCALELAB_SOURCE:?}"
@@ -48,11 +50,55 @@ chrome narrow --screenshot="$tmp/narrow.png" --window-size=420,2000 "$page" || f
 for png in wide narrow; do
   [ -s "$tmp/$png.png" ] || fail "no $png screenshot"
 done
-# A copy with one line of script measures the page width in a 420-pixel window (report.html has none).
-# (Headless Chromium may widen a very narrow window: compare with the width it really had.)
-sed 's|</body>|<script>document.body.setAttribute("data-scroll-width", document.documentElement.scrollWidth + " " + window.innerWidth)</script></body>|' \
-  "$ledger/report.html" >"$ledger/measure.html"
-chrome measure --window-size=420,900 --dump-dom "file://$ledger/measure.html" >"$tmp/measure.html" || fail "chromium measure"
+# A copy with a script measures the page at 420 px (report.html has none). Headless Chromium makes
+# no window narrower than 500 px, so the copy is shown in a 420-pixel iframe (srcdoc: same origin,
+# its media queries see 420 px) and reports to the outer page: the page's width; the summary
+# table's box, its table and the most lines a verdict cell's text takes; each plot's smallest text
+# (computed font size times the SVG's scale; folded evidence is opened first so every plot is laid out).
+cat >"$tmp/measure.js" <<'JS'
+(function () {
+  const out = {page: [document.documentElement.scrollWidth, window.innerWidth]};
+  const box = document.getElementById("summary-table");
+  if (box) {
+    const r = box.getBoundingClientRect(), table = box.querySelector("table");
+    let lines = 0, worst = "";
+    for (const row of box.querySelectorAll("tbody tr")) {
+      // The cell's text, not the cell: a row is as tall as its longest cell.
+      const cell = row.children[2], range = document.createRange();
+      range.selectNodeContents(cell);
+      const n = range.getBoundingClientRect().height / parseFloat(getComputedStyle(cell).lineHeight);
+      if (n > lines) { lines = n; worst = row.children[0].textContent; }
+    }
+    out.summary = {left: r.left, right: r.right, page: document.documentElement.clientWidth,
+                   scroll: box.scrollWidth, client: box.clientWidth, overflow: getComputedStyle(box).overflowX,
+                   table: table.getBoundingClientRect().width, verdict_lines: lines, worst_verdict: worst};
+  }
+  for (const d of document.querySelectorAll("details")) d.open = true;
+  out.plots = [];
+  for (const svg of document.querySelectorAll("figure svg")) {
+    const scale = svg.clientWidth / svg.viewBox.baseVal.width;
+    let min = null, texts = 0;
+    for (const t of svg.querySelectorAll("text")) {
+      if (!t.textContent.trim()) continue;
+      texts += 1;
+      const px = parseFloat(getComputedStyle(t).fontSize) * scale;
+      if (min === null || px < min) min = px;
+    }
+    out.plots.push({id: svg.closest("figure").id, texts: texts, min_px: min});
+  }
+  parent.document.body.setAttribute("data-measure", JSON.stringify(out));
+})();
+JS
+python3 - "$ledger/report.html" "$tmp/measure.js" "$ledger/measure.html" <<'PY'
+import html, sys
+page = open(sys.argv[1], encoding="utf-8").read()
+script = open(sys.argv[2], encoding="utf-8").read()
+inner = page.replace("</body>", "<script>" + script + "</script></body>")
+with open(sys.argv[3], "w", encoding="utf-8") as f:
+    f.write('<!DOCTYPE html><html><body style="margin:0"><iframe width="420" height="900" style="border:0" srcdoc="'
+            + html.escape(inner, quote=True) + '"></iframe></body></html>')
+PY
+chrome measure --window-size=600,900 --dump-dom "file://$ledger/measure.html" >"$tmp/measure.html" || fail "chromium measure"
 
 check_page() {  # check_page DOM_FILE [EXPECTED_NUMBER]
   python3 - "$ledger" "$1" "$tmp/netlog.json" "$tmp/measure.html" "${2:-}" <<'PY'
@@ -133,6 +179,8 @@ for i, svg in enumerate(svgs):
 
 # 4. The opening (before the summary table) quotes the key numbers of the claims it links to.
 opening_html = dom[: dom.find('id="summary"')]
+# The comparison with the full run links the claims it lists, not claims the answers quote.
+opening_html = re.sub(r'<h2 id="compared">.*?(?=<h2)', "", opening_html, flags=re.S)
 opening_text = html.unescape(re.sub(r"<[^>]+>", "", opening_html))
 linked = sorted(set(re.findall(r'href="#claim-([A-Za-z0-9]+)"', opening_html)))
 if not linked:
@@ -147,13 +195,44 @@ for cid in linked:
 if expected and expected not in opening_text:
     problems.append(f"the opening does not show the edited number {expected}")
 
-# 5. A narrow window needs no horizontal scrolling (wide tables scroll inside their own box).
+# 5. At 420 px: no horizontal scrolling of the page (wide tables scroll inside their own box); the
+#    summary table's box inside the page, scrolling when its table is wider, no verdict past ~4
+#    lines; every plot's text at least 10 px.
 if measure_path and os.path.exists(measure_path):
-    m = re.search(r'data-scroll-width="(\d+) (\d+)"', open(measure_path, encoding="utf-8").read())
+    m = re.search(r'<body[^>]*data-measure="([^"]*)"', open(measure_path, encoding="utf-8").read())
     if not m:
-        problems.append("could not measure the page width")
-    elif int(m.group(1)) > int(m.group(2)):
-        problems.append(f"the page is {m.group(1)} px wide in a {m.group(2)} px window")
+        problems.append("could not measure the page at 420 px")
+    else:
+        measured = json.loads(html.unescape(m.group(1)))
+        width, window = measured["page"]
+        if window != 420:
+            problems.append(f"measured in a {window} px window, not 420 px")
+        if width > window:
+            problems.append(f"the page is {width} px wide in a {window} px window")
+        s = measured.get("summary")
+        if not s:
+            problems.append("no summary table (#summary-table) in the page")
+        else:
+            if s["left"] < 0 or s["right"] > s["page"] + 0.5:
+                problems.append(f"the summary table's box spans {s['left']:.0f}-{s['right']:.0f} px of a {s['page']} px page")
+            if s["table"] > s["client"] + 0.5 and s["overflow"] not in ("auto", "scroll"):
+                problems.append(f"the summary table ({s['table']:.0f} px) is cut off in its {s['client']} px box (overflow-x {s['overflow']})")
+            if s["scroll"] + 0.5 < s["table"]:
+                problems.append(f"the summary table ({s['table']:.0f} px) cannot be scrolled to its end ({s['scroll']} px)")
+            if s["verdict_lines"] > 4.5:
+                problems.append(f"{s['worst_verdict']}'s verdict takes {s['verdict_lines']:.1f} lines at 420 px")
+        plots = measured["plots"]
+        if len(plots) != len(svgs):
+            problems.append(f"measured {len(plots)} plots of {len(svgs)} inline SVGs")
+        for p in plots:
+            if not p["texts"]:
+                problems.append(f"plot {p['id']} has no text to measure")
+            elif p["min_px"] < 10:
+                problems.append(f"plot {p['id']}: text {p['min_px']:.1f} px at 420 px (at least 10)")
+        sizes = [p["min_px"] for p in plots if p["texts"]]
+        if sizes:
+            print(f"at 420 px: summary verdicts at most {s['verdict_lines']:.1f} lines; smallest plot text "
+                  f"{min(sizes):.1f} px over {len(sizes)} plots" if s else "")
 
 for p in problems:
     print("  " + p)

@@ -7,14 +7,26 @@
 namespace scalelab::report {
 namespace {
 
+// The verdict alone: how sure it is has its own columns beside it.
 Inline verdict_cell(const ClaimRecord& c) {
-  Inline out{how_sure_badge(how_sure(c)), txt(" "), strong(verdict_text(c.verdict))};
+  Inline out{strong(verdict_text(c.verdict))};
   if (c.verdict == Verdict::holds_only_if && !c.condition.empty()) out.push_back(txt(" " + c.condition));
-  if (c.provisional) {
-    out.push_back(txt(" — "));
-    out.push_back(emph("provisional (quick)"));
-  }
   return out;
+}
+
+// "–" where the record holds no such figure (how_sure.hpp says when).
+Inline figure_cell(const std::optional<std::string>& text) { return {txt(text ? *text : "–")}; }
+
+// The how-sure columns of the summary: badge, seeds, failed seeds, spread, margin.
+std::vector<Inline> how_sure_cells(const ClaimRecord& c) {
+  const HowSure sure = how_sure(c);
+  const std::optional<double> spread = key_number_spread(c);
+  const std::optional<ThresholdMargin> margin = threshold_margin(c);
+  return {{how_sure_badge(sure)},
+          figure_cell(sure.seeds > 0 ? std::optional(std::to_string(sure.seeds)) : std::nullopt),
+          figure_cell(sure.seeds > 0 ? std::optional(std::to_string(sure.failed)) : std::nullopt),
+          figure_cell(spread ? std::optional(significant(*spread, 3)) : std::nullopt),
+          figure_cell(margin ? std::optional(margin->text) : std::nullopt)};
 }
 
 std::string seeds_text(const std::vector<int64_t>& seeds) {
@@ -66,13 +78,25 @@ Block named_values_table(const Json& values, const char* name_header) {
 std::vector<Block> summary_blocks(const Ledger& ledger) {
   std::vector<Block> out;
   out.push_back(Heading{2, "summary", {txt("Summary of the verdicts")}});
-  Table t{{"claim", "statement", "verdict", "key number"}, {false, false, false, false}, {}};
-  for (const ClaimRecord* c : claims_in_order(ledger))
-    t.rows.push_back({{link(c->id, claim_anchor(c->id))},
-                      {txt(c->statement)},
-                      verdict_cell(*c),
-                      {txt(key_number_text(c->key_number))}});
+  Table t{{"claim", "statement", "verdict", "how sure", "seeds", "failed seeds", "paired spread", "margin to threshold",
+           "key number"},
+          {false, false, false, false, true, true, true, true, false},
+          {}};
+  t.id = "summary-table";
+  for (const ClaimRecord* c : claims_in_order(ledger)) {
+    std::vector<Inline> row{{link(c->id, claim_anchor(c->id))}, {txt(c->statement)}, verdict_cell(*c)};
+    for (Inline& cell : how_sure_cells(*c)) row.push_back(std::move(cell));
+    row.push_back({txt(key_number_text(c->key_number))});
+    t.rows.push_back(std::move(row));
+  }
   out.push_back(std::move(t));
+  out.push_back(Paragraph{
+      {emph("How sure: provisional (quick mode), open (not testable here), marginal (moving every seed by "
+            "its own spread changes the verdict) or firm. Seeds: per arm; failed seeds count as the worst "
+            "value. Paired spread: max − min over seeds of the key number's measurement. Margin: the key "
+            "number against the threshold its criterion applies to it. – : the record has no such figure "
+            "(docs/ledger.md, \"The report\").")},
+      ""});
   std::string not_run;
   for (const CatalogueEntry& e : claim_catalogue())
     if (!ledger.claims.count(e.id)) not_run += (not_run.empty() ? "" : ", ") + std::string(e.id);

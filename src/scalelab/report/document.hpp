@@ -42,6 +42,7 @@ struct Table {
   std::vector<bool> numeric;  // per column: right-aligned
   std::vector<std::vector<Inline>> rows;
   bool wrap_words = false;  // break long words (file names, flags) rather than widen the table
+  std::string id;           // HTML id of the table's scroll box (styles aimed at one table); "" for none
 };
 
 // Collapsed preformatted text (a resolved config).

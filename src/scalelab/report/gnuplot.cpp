@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -113,11 +114,37 @@ std::string log_range(const char* axis, const PlotSpec& spec) {
   return std::string("set ") + axis + "range [" + datum(from) + ":" + datum(to) + "]\n";
 }
 
-// Category labels that would collide side by side are drawn slanted.
+// Characters (UTF-8 code points) in a label.
+size_t chars_in(const std::string& s) {
+  size_t n = 0;
+  for (unsigned char c : s) n += (c & 0xC0) != 0x80;
+  return n;
+}
+
+// About how many characters of the plot font fit across the plot (a glyph is about 0.55 em).
+constexpr double kCharsAcross = kPlotWidth / (0.55 * kPlotFontSize);
+
+// Category labels that would collide side by side (about 50 characters across the plot area)
+// are drawn slanted.
 bool long_labels(const std::vector<std::string>& labels) {
   size_t total = 0;
-  for (const std::string& l : labels) total += l.size() + 2;
-  return total > 60;
+  for (const std::string& l : labels) total += chars_in(l) + 2;
+  return total > 0.75 * kCharsAcross;
+}
+
+// The left margin, in characters, that keeps the slanted labels (rotated 35°, right-aligned at
+// their tic) inside the plot: label i ends about 0.82 of its length left of its tic, which sits
+// (i + 0.5) category widths right of the margin. At least gnuplot's usual 10.
+int slanted_left_margin(const std::vector<std::string>& labels) {
+  double margin = 10;
+  for (int pass = 0; pass < 3; ++pass) {  // the category width depends on the margin
+    const double category = (kCharsAcross - margin - 4) / std::max<size_t>(labels.size(), 1);
+    double need = 10;
+    for (size_t i = 0; i < labels.size(); ++i)
+      need = std::max(need, 0.82 * static_cast<double>(chars_in(labels[i])) - (static_cast<double>(i) + 0.5) * category + 1);
+    margin = std::min(need, 0.45 * kCharsAcross);
+  }
+  return static_cast<int>(std::ceil(margin));
 }
 
 // "set xtics ("a" 0, "b" 1)": category labels at integer positions.
@@ -208,7 +235,7 @@ std::string heatmap_plot(const PlotSpec& spec, const fs::path& dir, bool write_f
   std::string cmd = f + " matrix with image pixels notitle";
   const size_t cells = spec.rows.size() * spec.cols.size();
   if (cells <= 100)  // small enough to print the value in each cell
-    cmd += ", " + f + " matrix using 1:2:(sprintf('%.3g', $3)) with labels font ',12' notitle";
+    cmd += ", " + f + " matrix using 1:2:(sprintf('%.3g', $3)) with labels notitle";
   return cmd;
 }
 
@@ -258,8 +285,8 @@ std::string script_for(const PlotSpec& spec, const fs::path& dir, const std::str
                        bool write_files) {
   std::ostringstream s;
   const bool slanted = spec.kind == "bars" && long_labels(spec.cols);  // labels need height
-  s << "set terminal svg size 640," << (slanted ? 480 : 400)
-    << " dynamic noenhanced font 'sans,14' background 'white'\n"
+  s << "set terminal svg size " << kPlotWidth << "," << (slanted ? 560 : 400) << " dynamic noenhanced font 'sans,"
+    << kPlotFontSize << "' background 'white'\n"
     << "set output " << gnuplot_string(output) << "\n"
     << "set encoding utf8\n"
     << "set border lc rgb '#555555'\n"
@@ -287,7 +314,9 @@ std::string script_for(const PlotSpec& spec, const fs::path& dir, const std::str
       << "set xrange [-0.6:" << datum(static_cast<double>(spec.cols.size()) - 0.4) << "]\n"
       << "set grid noxtics\n"
       << "set errorbars lc rgb '#333333' lw 1.2\n"
-      << (long_labels(spec.cols) ? "set xtics nomirror rotate by 35 right\nset rmargin 4\n" : "set xtics nomirror\n")
+      << (slanted ? "set xtics nomirror rotate by 35 right\nset rmargin 4\nset lmargin " +
+                        std::to_string(slanted_left_margin(spec.cols)) + "\n"
+                  : std::string("set xtics nomirror\n"))
       << tic_labels("x", spec.cols);
     if (spec.log_y) s << "set logscale y\n";
     s << "plot " << bars_plot(spec, dir, write_files, bands) << "\n";

@@ -11,6 +11,13 @@
 
 namespace scalelab::report {
 
+// Every plot is drawn PlotWidth user units wide, all its text (ticks, labels, key, heatmap cell
+// values) at PlotFontSize. The page shows a plot at most PlotWidth CSS px wide (render_html.cpp);
+// on a 420 px phone it is about 391 px wide, and 17 * 391 / 640 = 10.4 px of text, the least that
+// reads there (tests/report/test_report_browser.sh measures every plot's text at 420 px).
+inline constexpr int kPlotWidth = 640;
+inline constexpr int kPlotFontSize = 17;
+
 struct PlotResult {
   bool ok = false;
   std::string svg;      // the file gnuplot wrote, as is

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <set>
 #include <sstream>
 
 #include "scalelab/core/error.hpp"
@@ -381,7 +382,7 @@ std::optional<double> threshold_number(const Ledger& ledger, const std::string& 
   return claim_number(ledger, id, &ClaimRecord::thresholds, name);
 }
 
-Ledger read_ledger(const std::string& dir) {
+Ledger read_ledger_summary(const std::string& dir) {
   const fs::path ledger_path = fs::path(dir) / "ledger.json";
   SL_CHECK(!dir.empty(), "the report directory is empty (\"\"): pass the directory scalelab check wrote");
   std::error_code ec;
@@ -402,11 +403,12 @@ Ledger read_ledger(const std::string& dir) {
   ledger.train_seeds = r.number("train_seeds");
   ledger.init_seeds = r.number("init_seeds");
   const Json& claims = r.array("claims");
+  std::set<std::string> seen;
   for (size_t i = 0; i < claims.size(); ++i) {
     const Reader e = r.child(claims[i], "claims[" + std::to_string(i) + "]");
     LedgerEntry entry;
     entry.id = e.str("id", true);
-    if (ledger.claims.count(entry.id)) e.fail("id", "= " + q(entry.id) + ": listed twice");
+    if (!seen.insert(entry.id).second) e.fail("id", "= " + q(entry.id) + ": listed twice");
     // An id names a file (claims/<ID>.json): letters, digits, '-' and '_' (E1, A13, a user's qk-norm_256).
     for (char ch : entry.id)
       if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '-' && ch != '_')
@@ -415,12 +417,19 @@ Ledger read_ledger(const std::string& dir) {
     entry.condition = e.str("condition");
     entry.provisional = e.boolean("provisional");
     entry.key_number = parse_key_number(e);
+    ledger.entries.push_back(std::move(entry));
+  }
+  return ledger;
+}
+
+Ledger read_ledger(const std::string& dir) {
+  Ledger ledger = read_ledger_summary(dir);
+  for (const LedgerEntry& entry : ledger.entries) {
     const std::string claim_path = (fs::path(dir) / "claims" / (entry.id + ".json")).string();
     ClaimRecord claim = read_claim(claim_path);
     SL_CHECK(claim.id == entry.id, q(claim_path), ": id = ", q(claim.id), " but ledger.json lists it as ",
              q(entry.id));
     ledger.claims.emplace(entry.id, std::move(claim));
-    ledger.entries.push_back(std::move(entry));
   }
   return ledger;
 }

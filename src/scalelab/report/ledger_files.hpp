@@ -128,6 +128,10 @@ struct Ledger {
 std::optional<double> fact_number(const Ledger& ledger, const std::string& id, const std::string& name);
 std::optional<double> threshold_number(const Ledger& ledger, const std::string& id, const std::string& name);
 
+// Reads DIR/ledger.json alone: its metadata and summary entries (`claims` stays empty). Throws
+// Error when DIR or its ledger.json is missing or ledger.json does not follow schema 1.
+Ledger read_ledger_summary(const std::string& dir);
+
 // Reads DIR/ledger.json and DIR/claims/<ID>.json for every claim it lists. Throws Error when
 // ledger.json is missing or any file does not follow schema 1.
 Ledger read_ledger(const std::string& dir);

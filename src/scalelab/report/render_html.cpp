@@ -34,8 +34,10 @@ th, td { border-bottom: 1px solid #e2e2de; padding: 0.3rem 0.6rem; text-align: l
 th { background: #f3f3ef; font-weight: 600; white-space: nowrap; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 figure { margin: 1rem 0 1.4rem; }
-figure svg { display: block; max-width: 100%; height: auto; background: #fff;
-  border: 1px solid #e6e6e2; }
+/* A plot is drawn 640 units wide with 17-unit text (gnuplot.hpp): shown at most 640 px wide, its
+   text is 17 px on a wide screen and still 10 px on a 420 px phone. */
+figure svg { display: block; width: 100%; max-width: 640px; height: auto; background: #fff;
+  border: 1px solid #e6e6e2; box-sizing: border-box; }
 figcaption { font-size: 0.88rem; color: #555; margin-top: 0.3rem; }
 details { margin: 0.3rem 0 0.6rem; }
 summary { cursor: pointer; color: #0b57a4; }
@@ -54,6 +56,18 @@ summary { cursor: pointer; color: #0b57a4; }
 .badge { display: inline-block; padding: 0 0.45em; border-radius: 0.6em; font-size: 0.85em; font-weight: 600; color: #fff; }
 .badge-firm { background: #1b7837; } .badge-marginal { background: #b35806; } .badge-open { background: #5e5e5e; } .badge-provisional { background: #2166ac; }
 details.evidence { margin: 0.8rem 0; } details.evidence > summary { cursor: pointer; font-weight: 600; }
+/* The summary: the statement and the verdict keep a readable width (a long "holds only if"
+   condition wraps to a few lines, not a word per line); the table scrolls inside its box. */
+#summary-table th { white-space: normal; }
+#summary-table td:nth-child(2) { min-width: 12rem; }
+#summary-table td:nth-child(3) { min-width: 13rem; }
+/* Scrolled sideways, each row keeps its claim ID in view. */
+#summary-table th:first-child, #summary-table td:first-child { position: sticky; left: 0; background: #fdfdfc; }
+#summary-table th:first-child { background: #f3f3ef; }
+/* A wide screen shows all nine columns: the table's box is wider than the text column, centred. */
+@media (min-width: 60rem) {
+  #summary-table { width: min(calc(100vw - 4rem), 76rem); position: relative; left: 50%; transform: translateX(-50%); }
+}
 .answer { background: #eef7ee; border-left: 4px solid #3d8f5a; padding: 0.6rem 0.9rem; }
 )";
 
@@ -115,7 +129,9 @@ struct BlockWriter {
     auto cls = [&](size_t c) {
       return c < t.numeric.size() && t.numeric[c] ? std::string(" class=\"num\"") : std::string();
     };
-    out << "<div class=\"scroll\"><table>\n<thead><tr>";
+    out << "<div class=\"scroll\"";
+    if (!t.id.empty()) out << " id=\"" << escape_html(t.id) << "\"";
+    out << "><table>\n<thead><tr>";
     for (size_t c = 0; c < t.header.size(); ++c)
       out << "<th" << cls(c) << ">" << escape_html(t.header[c]) << "</th>";
     out << "</tr></thead>\n<tbody>\n";

@@ -16,6 +16,7 @@
 #include "scalelab/report/claim_catalogue.hpp"
 #include "scalelab/report/claim_sections.hpp"
 #include "scalelab/report/document.hpp"
+#include "scalelab/report/full_run_comparison.hpp"
 #include "scalelab/report/gnuplot.hpp"
 #include "scalelab/report/ledger_files.hpp"
 #include "scalelab/report/opening.hpp"
@@ -118,7 +119,8 @@ void check_outputs(const fs::path& root) {
 }
 
 Document build_document(const Ledger& ledger, const std::vector<const ClaimRecord*>& claims,
-                        const ClaimFigures& figures, const ReportOptions& options, bool gnuplot_found) {
+                        const ClaimFigures& figures, const ReportOptions& options, bool gnuplot_found,
+                        const FullRun* full_run) {
   Document doc;
   doc.title = "scalelab: the claims ledger";
   doc.blocks.push_back(Heading{1, "top", {txt("Why sqrt(d_model), and why sqrt(d_k)? What the measurements say")}});
@@ -146,11 +148,15 @@ Document build_document(const Ledger& ledger, const std::vector<const ClaimRecor
                                    "'). Install it (Debian: gnuplot-nox) and rerun "),
          code("scalelab report"), txt("; every measurement is in the tables below.")},
         "warning"});
-  doc.blocks.push_back(Paragraph{{txt("Contents: "), link("the two questions", "#q-embedding"), txt(" · "),
-                                  link("follow-up questions", "#follow-up"), txt(" · "),
-                                  link("summary of verdicts", "#summary"), txt(" · "),
-                                  link("claims", "#claims"), txt(" · "), link("sources", "#sources")},
-                                 ""});
+  Inline contents{txt("Contents: ")};
+  if (full_run) contents.insert(contents.end(), {link("compared with the full run", "#compared"), txt(" · ")});
+  contents.insert(contents.end(), {link("the two questions", "#q-embedding"), txt(" · "),
+                                   link("follow-up questions", "#follow-up"), txt(" · "),
+                                   link("summary of verdicts", "#summary"), txt(" · "),
+                                   link("claims", "#claims"), txt(" · "), link("sources", "#sources")});
+  doc.blocks.push_back(Paragraph{contents, ""});
+  if (full_run)
+    for (Block& b : comparison_blocks(ledger, *full_run)) doc.blocks.push_back(std::move(b));
 
   for (Block& b : opening_blocks(ledger, figures)) doc.blocks.push_back(std::move(b));
   for (Block& b : summary_blocks(ledger)) doc.blocks.push_back(std::move(b));
@@ -171,7 +177,8 @@ Document build_document(const Ledger& ledger, const std::vector<const ClaimRecor
 
 }  // namespace
 
-RenderedReport render_report(const Ledger& ledger, const ReportOptions& options, bool draw_plots) {
+RenderedReport render_report(const Ledger& ledger, const ReportOptions& options, bool draw_plots,
+                             const FullRun* full_run) {
   RenderedReport out;
   const std::vector<const ClaimRecord*> claims = claims_in_order(ledger);
   out.result.claims = static_cast<int>(claims.size());
@@ -199,7 +206,7 @@ RenderedReport render_report(const Ledger& ledger, const ReportOptions& options,
     f.id = "answer-" + name;
     figures["?" + anchor].push_back(std::move(f));
   }
-  const Document doc = build_document(ledger, claims, figures, options, draw_plots);
+  const Document doc = build_document(ledger, claims, figures, options, draw_plots, full_run);
   out.html = render_html(doc);
   out.markdown = render_markdown(doc);
   return out;
@@ -210,9 +217,11 @@ ReportResult write_report(const std::string& dir, const ReportOptions& options) 
   SL_CHECK(options.plot_timeout_seconds > 0 && options.plots_seconds > 0,
            "the plot time limits must be > 0 s (got ", options.plot_timeout_seconds, " and ", options.plots_seconds, ")");
   const Ledger ledger = read_ledger(dir);
+  const std::optional<FullRun> full_run = full_run_to_compare(options.compare_with, ledger.mode);
   const fs::path root(dir);
   check_outputs(root);
-  RenderedReport report = render_report(ledger, options, gnuplot_works(options.gnuplot));
+  RenderedReport report =
+      render_report(ledger, options, gnuplot_works(options.gnuplot), full_run ? &*full_run : nullptr);
   stop_if_asked(options);
 
   ReportResult& result = report.result;

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "scalelab/core/error.hpp"
+#include "scalelab/report/full_run_comparison.hpp"
 #include "scalelab/report/ledger_files.hpp"
 
 namespace scalelab::report {
@@ -16,6 +17,9 @@ struct ReportOptions {
   double plot_timeout_seconds = 60;  // one gnuplot run; killed after it
   double plots_seconds = 600;        // all plots together; plots not started by then are not drawn
   const volatile std::sig_atomic_t* stop = nullptr;  // non-zero (SIGINT / SIGTERM): stop, write nothing
+  // A quick ledger's opening lists the claims whose verdict the full run differs on
+  // (full_run_comparison.hpp); `scalelab report` and `check` default to kind published.
+  CompareWith compare_with;
 };
 
 // *ReportOptions::stop became non-zero while the report was made: the gnuplot running then was
@@ -37,7 +41,8 @@ struct ReportResult {
   bool gnuplot_found = false;
 };
 
-// Throws Error when DIR holds no ledger, a file breaks schema 1, or an output cannot be written
+// Throws Error when DIR holds no ledger, a file breaks schema 1, options.compare_with names a
+// directory that holds no full-mode ledger.json, or an output cannot be written
 // (checked before any plot is drawn: report.html, report.md and plots/ must be a regular file,
 // a regular file and a directory, or absent, and DIR writable); ReportStopped on a stop. A plot
 // gnuplot cannot draw is reported in the page instead. Every file is written at the end, each
@@ -45,13 +50,15 @@ struct ReportResult {
 ReportResult write_report(const std::string& dir, const ReportOptions& options);
 
 // The report of a ledger already read, made in memory: what write_report writes. Plots are drawn
-// only when draw_plots (else the page says gnuplot is not available). Exposed for the fuzzer.
+// only when draw_plots (else the page says gnuplot is not available); `full_run`, when given, is
+// compared with in the opening (options.compare_with is not read here). Exposed for the fuzzer.
 struct RenderedReport {
   std::string html;
   std::string markdown;
   std::map<std::string, std::string> svg_files;  // plots/<name>.svg -> its content
   ReportResult result;                           // without the paths
 };
-RenderedReport render_report(const Ledger& ledger, const ReportOptions& options, bool draw_plots);
+RenderedReport render_report(const Ledger& ledger, const ReportOptions& options, bool draw_plots,
+                             const FullRun* full_run = nullptr);
 
 }  // namespace scalelab::report
