@@ -176,13 +176,15 @@ class RunQueue {
     line_open_ = false;
   }
 
-  void run(std::vector<PendingRun>& batch, const std::vector<size_t>& todo, const Done& done) {
+  // Runs `todo` of `batch`; `later_round`: a round after the first (learning-rate tuning), whose
+  // runs replace the work expected with expect_later.
+  void run(std::vector<PendingRun>& batch, const std::vector<size_t>& todo, bool later_round, const Done& done) {
     if (todo.empty()) return;
     std::atomic<size_t> next{0};
     size_t finished = 0;
     std::mutex mutex;
     std::exception_ptr failure;
-    for (size_t i : todo) eta_.planned(batch[i].spec.kind, run_units(batch[i].spec));
+    for (size_t i : todo) eta_.planned(batch[i].spec.kind, run_units(batch[i].spec), later_round);
     auto finish = [&](PendingRun& p, const Json& r, double took) {
       done(p, r);
       std::lock_guard<std::mutex> lock(mutex);
@@ -413,7 +415,7 @@ CheckResult run_check(const CheckOptions& o) {
     if (progress)
       *progress << "[check] round " << round << ": " << batch.size() << " run(s) ("
                 << batch.size() - todo.size() << " cached)\n" << std::flush;
-    queue.run(batch, todo, [&](PendingRun& p, const Json& r) {
+    queue.run(batch, todo, round > 1, [&](PendingRun& p, const Json& r) {
       p.result = as_stored(r);
       cache.store(p.key, p.claim + " " + p.spec.label, p.result);
     });

@@ -34,10 +34,10 @@ std::vector<size_t> run_order(const std::vector<RunSize>& runs) {
   return out;
 }
 
-void Eta::planned(RunKind kind, double units) {
+void Eta::planned(RunKind kind, double units, bool later_round) {
   PerKind& k = of(kind);
   k.todo_units += units;
-  k.later_units = std::max(0.0, k.later_units - units);
+  if (later_round) k.later_units = std::max(0.0, k.later_units - units);
 }
 
 void Eta::expect_later(RunKind kind, double units) { of(kind).later_units += units; }

@@ -33,9 +33,11 @@ std::vector<size_t> run_order(const std::vector<RunSize>& runs);
 
 class Eta {
  public:
-  // A run planned for this check (to do, not from the cache).
-  void planned(RunKind kind, double units);
-  // Work expected in later rounds, not yet planned; each later planned run draws it down.
+  // A run planned for this check (to do, not from the cache). `later_round`: a run of a round
+  // after the first, which replaces part of the expected later work; the first round's runs do
+  // not (they were never part of it, whenever expect_later is called).
+  void planned(RunKind kind, double units, bool later_round);
+  // Work expected in later rounds, not yet planned; each run planned in a later round draws it down.
   void expect_later(RunKind kind, double units);
   void done(RunKind kind, double units, double seconds);
   // Seconds left with `jobs` runs side by side; NaN before the first run is done.
