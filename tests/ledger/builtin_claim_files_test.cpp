@@ -112,6 +112,8 @@ TEST(BuiltinClaimFiles, A8JudgesDk2AndRecordsDk4AsContext) {
   });
   EXPECT_EQ(holds.kind, VerdictKind::holds) << holds.sentence;
   EXPECT_EQ(record["cases"]["tested"], Json::array({"d_k = 2"}));
+  // The statement heads the sentence, without its own period before the colon.
+  EXPECT_EQ(holds.sentence.rfind("For d_k of 1 or 2, scaling makes little difference: ", 0), 0u) << holds.sentence;
   EXPECT_EQ(record["group"], "attention");
   // d_k 4 is measured and recorded (the paired quantity at x = 4), only not judged.
   bool context_recorded = false;

@@ -349,7 +349,10 @@ Claim compile(const ClaimSpec& s) {
     std::string range = cr.arms.size() > 1 ? "arm" : "";
     if (s.sweep) range += (range.empty() ? "" : " and ") + s.sweep->name;
     if (range.empty()) range = "setting";
-    Verdict v = from_cases(cases, s.statement, range);
+    // The statement heads the sentence ("<statement>: holds at ..."), without its closing period.
+    std::string head = s.statement;
+    while (!head.empty() && (head.back() == '.' || head.back() == ' ')) head.pop_back();
+    Verdict v = from_cases(cases, head, range);
     // "At some": the claim is existential, so one case where it held is enough.
     if (cr.at == "some" && v.kind == VerdictKind::holds_only_if) {
       Verdict h = Verdict::holds(v.sentence + " (the claim asks for some " + range + ": it held at " + v.condition + ")");
