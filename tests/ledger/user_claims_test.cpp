@@ -6,6 +6,8 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
+#include <set>
 
 #include "scalelab/core/error.hpp"
 #include "scalelab/ledger/check.hpp"
@@ -365,6 +367,42 @@ criterion = { kind = "better", arm = "a", than = "b" }
     EXPECT_EQ(e.rfind((dir_ / "bad.toml").string(), 0), 0u) << b.what << ": does not start with the file: " << e;
     EXPECT_EQ(e.find('\n'), std::string::npos) << b.what << ": more than one line: " << e;
   }
+}
+
+// The JSON Schema editors check claim files with (docs/claims-file.schema.json) names exactly the
+// keys the loader accepts for a claim, its sweep and its criterion (the loader's "allowed:" list of
+// an unknown key's error).
+TEST_F(UserClaims, SchemaForEditorsHasTheLoadersKeys) {
+  std::ifstream in(std::string(SCALELAB_TEST_SOURCE_DIR) + "/docs/claims-file.schema.json");
+  ASSERT_TRUE(in) << "docs/claims-file.schema.json";
+  const Json schema = Json::parse(in);
+  const Json& claim = schema["properties"]["claim"]["items"]["properties"];
+  auto keys_of = [](const Json& properties) {
+    std::set<std::string> out;
+    for (const auto& [k, v] : properties.items()) out.insert(k);
+    return out;
+  };
+  auto allowed_in = [](const std::string& error) {
+    std::set<std::string> out;
+    const size_t at = error.find("allowed: ");
+    std::stringstream list(at == std::string::npos ? "" : error.substr(at + 9));
+    for (std::string k; std::getline(list, k, ',');) out.insert(k.substr(k.find_first_not_of(' ')));
+    return out;
+  };
+  const std::string ok = R"(
+[[claim]]
+id = "c1"
+statement = "s"
+arms = [ { name = "a" }, { name = "b", set = ["model.attention.scale=inv_dk"] } ]
+measure = "final_valid_loss"
+)";
+  EXPECT_EQ(allowed_in(error_of(ok + "bogus = 1\ncriterion = { kind = \"better\", arm = \"a\", than = \"b\" }\n")),
+            keys_of(claim));
+  EXPECT_EQ(allowed_in(error_of(ok + "sweep = { key = \"model.n_heads\", values = [1], bogus = 1 }\n"
+                                     "criterion = { kind = \"better\", arm = \"a\", than = \"b\" }\n")),
+            keys_of(claim["sweep"]["properties"]));
+  EXPECT_EQ(allowed_in(error_of(ok + "criterion = { kind = \"better\", arm = \"a\", than = \"b\", bogus = 1 }\n")),
+            keys_of(claim["criterion"]["properties"]));
 }
 
 TEST_F(UserClaims, BadFileWritesNothing) {
