@@ -6,8 +6,8 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <set>
+#include <sstream>
 
 #include "scalelab/core/error.hpp"
 #include "scalelab/ledger/check.hpp"
