@@ -158,7 +158,10 @@ TEST(TunedArms, TheVerdictFollowsTheBestRatesNotTheSharedRate) {
   EXPECT_EQ(a.lr_choice.best, 1e-3);
   EXPECT_EQ(b.lr_choice.best, 2e-3);
   auto verdict = [](const ClaimRun& run) {
-    return criteria::tiny_dk({{2, paired_finals(run.arm("a"), run.arm("b"))}});
+    // Within 3 % on every paired seed.
+    const Case c = criteria::seed_case("d_k = 2", criteria::paired_gaps(paired_finals(run.arm("a"), run.arm("b"))),
+                                       [](double g) { return g <= 0.03; }, "|final loss a / b - 1|", "");
+    return from_cases({c}, "a and b end within 3 %", "d_k");
   };
   EXPECT_EQ(verdict(r).kind, VerdictKind::holds);
   EXPECT_EQ(verdict(r.at_shared_rates()).kind, VerdictKind::does_not_hold);

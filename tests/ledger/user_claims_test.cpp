@@ -3,8 +3,11 @@
 // the file, the claim and the key, with nothing written.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <set>
+#include <sstream>
 
 #include "scalelab/core/error.hpp"
 #include "scalelab/ledger/check.hpp"
@@ -120,6 +123,51 @@ TEST_F(UserClaims, VerdictsFromRealRuns) {
   EXPECT_EQ(record["cases"]["failed_on"], Json::array({"model.n_heads = 32"}));
   ASSERT_FALSE(record["plots"].empty());
   EXPECT_EQ(record["plots"][0]["series"].size(), 2u);
+}
+
+// A sweep of a quantity that is no config key: d_k, realised per value by n_heads (d_model 32),
+// named in the cases; d_k 1 as context is measured and recorded but not judged. At d_k 32 no scale
+// gives logits sqrt(32) = 5.7 times larger, at d_k 1 the same (the scale is 1).
+TEST_F(UserClaims, NamedSweepWithOverridesPerValueAndContext) {
+  const std::string claim = R"TOML(
+[[claim]]
+id = "ID"
+statement = "Without the scale the attention logits at init are at least twice as large."
+experiment = "d_model 32 with 1 head (d_k 32) or 32 heads (d_k 1), probe at init."
+seeds = 3
+base.set = ["model.d_model=32"]
+arms = [ { name = "none", set = ["model.attention.scale=none"] }, { name = "1/sqrt(d_k)" } ]
+sweep = { name = "d_k", values = [32, 1], set = [["model.n_heads=1"], ["model.n_heads=32"]]CONTEXT }
+measure = { name = "probe", probe = "attn_logits", field = "max_abs" }
+criterion = { kind = "ratio_at_least", arm = "none", than = "1/sqrt(d_k)", threshold = 2.0, text = "Ratio >= 2 at d_k 32." }
+)TOML";
+  auto with = [&](const std::string& id, const std::string& context) {
+    std::string t = claim;
+    t.replace(t.find("ID"), 2, id);
+    t.replace(t.find("CONTEXT"), 7, context);
+    return t;
+  };
+  const std::string file = write("dk.toml", with("judged", "") + with("with-context", ", context = [1]"));
+  const auto c = check(file, {"judged", "with-context"});
+  EXPECT_EQ(c.at("judged")["verdict"], "holds only if");
+  EXPECT_EQ(c.at("judged")["condition"], "d_k = 32");
+  EXPECT_EQ(c.at("with-context")["verdict"], "holds");
+  std::ifstream in(dir_ / "out" / "claims" / "with-context.json");
+  const Json record = Json::parse(in);
+  EXPECT_EQ(record["cases"]["tested"], Json::array({"d_k = 32"}));
+  EXPECT_EQ(record["experiment"], "d_model 32 with 1 head (d_k 32) or 32 heads (d_k 1), probe at init.");
+  EXPECT_EQ(record["criterion"], "Ratio >= 2 at d_k 32.");
+  EXPECT_EQ(record["thresholds"]["threshold"], 2.0);
+  // One judged case: its paired ratio is the key number, about sqrt(32).
+  ASSERT_TRUE(record["key_number"].is_object()) << record["key_number"].dump();
+  EXPECT_NEAR(record["key_number"]["value"].get<double>(), std::sqrt(32.0), 0.5);
+  // The context value is measured like the judged one: each arm and the paired ratio at d_k 1.
+  int at_context = 0;
+  for (const Json& m : record["measurements"]) at_context += m["x"] == 1 ? 1 : 0;
+  EXPECT_EQ(at_context, 3);  // 2 arms + paired
+  // The runs are the arms' configs with the value's overrides: n_heads 1 at d_k 32.
+  for (const Json& a : record["arms"])
+    if (a["name"] == "none, d_k = 32") EXPECT_EQ(a["config"]["model"]["n_heads"], 1);
 }
 
 // Arms are conditions: with two arms under test, each is a case, and a claim true of one arm only
@@ -296,6 +344,22 @@ criterion = { kind = "better", arm = "a", than = "b" }
       {"criterion arm list with an unknown arm", with("arm = \"a\"", "arm = [\"a\", \"z\"]"),
        "claim \"c1\": criterion.arm: \"z\": no such arm; allowed: a, b"},
       {"bad override", with("set = [\"model.attention.scale=inv_dk\"]", "set = [\"model.d_modle=8\"]"), "claim \"c1\": arms \"b\":"},
+      {"sweep with neither key nor set", with("measure =", "sweep = { name = \"d_k\", values = [1] }\nmeasure ="),
+       "claim \"c1\": sweep: needs a key (a config key set to each value) or set"},
+      {"sweep set without a name", with("measure =", "sweep = { values = [1], set = [[\"model.n_heads=1\"]] }\nmeasure ="),
+       "claim \"c1\": sweep.name: missing"},
+      {"sweep set not one per value", with("measure =", "sweep = { name = \"h\", values = [1, 2], set = [[\"model.n_heads=1\"]] }\nmeasure ="),
+       "claim \"c1\": sweep.set: expected an array of 2 arrays"},
+      {"sweep set override the config rejects", with("measure =", "sweep = { name = \"h\", values = [1], set = [[\"model.n_heads=3\"]] }\nmeasure ="),
+       "claim \"c1\": arms \"a\" at sweep h = 1:"},
+      {"sweep value twice", with("measure =", "sweep = { key = \"model.n_heads\", values = [1, 1] }\nmeasure ="),
+       "claim \"c1\": sweep.values: 1: listed twice"},
+      {"context not a value", with("measure =", "sweep = { key = \"model.n_heads\", values = [1, 2], context = [4] }\nmeasure ="),
+       "claim \"c1\": sweep.context: 4: not one of sweep.values"},
+      {"every value context", with("measure =", "sweep = { key = \"model.n_heads\", values = [1, 2], context = [1, 2] }\nmeasure ="),
+       "claim \"c1\": sweep.context: every value is context"},
+      {"criterion text not a string", with("than = \"b\"", "than = \"b\", text = 3"), "claim \"c1\": criterion.text: 3: expected a string"},
+      {"experiment not a string", with("statement = \"s\"", "statement = \"s\"\nexperiment = [1]"), "claim \"c1\": experiment: [1]: expected a string"},
   };
   for (const Bad& b : cases) {
     const std::string e = error_of(b.text);
@@ -303,6 +367,42 @@ criterion = { kind = "better", arm = "a", than = "b" }
     EXPECT_EQ(e.rfind((dir_ / "bad.toml").string(), 0), 0u) << b.what << ": does not start with the file: " << e;
     EXPECT_EQ(e.find('\n'), std::string::npos) << b.what << ": more than one line: " << e;
   }
+}
+
+// The JSON Schema editors check claim files with (docs/claims-file.schema.json) names exactly the
+// keys the loader accepts for a claim, its sweep and its criterion (the loader's "allowed:" list of
+// an unknown key's error).
+TEST_F(UserClaims, SchemaForEditorsHasTheLoadersKeys) {
+  std::ifstream in(std::string(SCALELAB_TEST_SOURCE_DIR) + "/docs/claims-file.schema.json");
+  ASSERT_TRUE(in) << "docs/claims-file.schema.json";
+  const Json schema = Json::parse(in);
+  const Json& claim = schema["properties"]["claim"]["items"]["properties"];
+  auto keys_of = [](const Json& properties) {
+    std::set<std::string> out;
+    for (const auto& [k, v] : properties.items()) out.insert(k);
+    return out;
+  };
+  auto allowed_in = [](const std::string& error) {
+    std::set<std::string> out;
+    const size_t at = error.find("allowed: ");
+    std::stringstream list(at == std::string::npos ? "" : error.substr(at + 9));
+    for (std::string k; std::getline(list, k, ',');) out.insert(k.substr(k.find_first_not_of(' ')));
+    return out;
+  };
+  const std::string ok = R"(
+[[claim]]
+id = "c1"
+statement = "s"
+arms = [ { name = "a" }, { name = "b", set = ["model.attention.scale=inv_dk"] } ]
+measure = "final_valid_loss"
+)";
+  EXPECT_EQ(allowed_in(error_of(ok + "bogus = 1\ncriterion = { kind = \"better\", arm = \"a\", than = \"b\" }\n")),
+            keys_of(claim));
+  EXPECT_EQ(allowed_in(error_of(ok + "sweep = { key = \"model.n_heads\", values = [1], bogus = 1 }\n"
+                                     "criterion = { kind = \"better\", arm = \"a\", than = \"b\" }\n")),
+            keys_of(claim["sweep"]["properties"]));
+  EXPECT_EQ(allowed_in(error_of(ok + "criterion = { kind = \"better\", arm = \"a\", than = \"b\", bogus = 1 }\n")),
+            keys_of(claim["criterion"]["properties"]));
 }
 
 TEST_F(UserClaims, BadFileWritesNothing) {

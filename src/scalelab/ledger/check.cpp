@@ -20,6 +20,7 @@
 #include "scalelab/core/atomic_file.hpp"
 #include "scalelab/core/cpu.hpp"
 #include "scalelab/core/error.hpp"
+#include "scalelab/ledger/builtin_claim_files.hpp"
 #include "scalelab/ledger/cache.hpp"
 #include "scalelab/ledger/claim.hpp"
 #include "scalelab/ledger/computed.hpp"
@@ -85,6 +86,8 @@ std::vector<size_t> in_run_order(const std::vector<PendingRun>& batch, const std
 
 std::string claims_markdown() {
   auto source = [](const std::string& id) -> std::string {
+    for (const BuiltinClaimFile& f : builtin_claim_files())
+      if (f.name == id + ".toml") return "claims/" + f.name;
     const int n = std::stoi(id.substr(1));
     if (id[0] == 'E') return n <= 6 ? "claims_embedding_init.cpp" : "claims_embedding_training.cpp";
     if (id[0] == 'B') return "claims_beyond.cpp";
@@ -92,9 +95,11 @@ std::string claims_markdown() {
       if (n == init) return "claims_attention_init.cpp";
     return "claims_attention_training.cpp";
   };
-  // Init-time claims are judged in criteria_init.cpp, training claims in criteria_training.cpp.
+  // Init-time claims are judged in criteria_init.cpp, training claims in criteria_training.cpp,
+  // claim files by the criterion of the format (user_claim_compile.cpp).
   auto criteria_source = [&](const std::string& id) -> std::string {
     const std::string file = source(id);
+    if (file.rfind("claims/", 0) == 0) return "user_claim_compile.cpp";
     return file.find("_init") != std::string::npos ? "criteria_init.cpp" : "criteria_training.cpp";
   };
   std::ostringstream md;

@@ -2,6 +2,7 @@
 #include <string>
 
 #include "scalelab/ledger/claim_groups.hpp"
+#include "scalelab/ledger/user_claims.hpp"
 
 namespace scalelab::ledger {
 
@@ -9,7 +10,7 @@ const std::vector<Claim>& all_claims() {
   static const std::vector<Claim> claims = [] {
     std::vector<Claim> all;
     for (auto group : {embedding_init_claims, embedding_training_claims, attention_init_claims,
-                       attention_training_claims, beyond_claims})
+                       attention_training_claims, beyond_claims, builtin_file_claims})
       for (Claim& c : group()) all.push_back(std::move(c));
     // Stable order: E1..E12, A1..A13, B1..B4.
     auto rank = [](const std::string& id) {

@@ -1,4 +1,5 @@
-// Claims A3, A4, A6, A7, A8, A11, A12 (seed 002): what the attention scale does to training.
+// Claims A3, A4, A6, A7, A11, A12 (seed 002): what the attention scale does to training (A8 is a
+// claim file: claims/A8.toml).
 #include <cmath>
 
 #include "scalelab/ledger/claim_groups.hpp"
@@ -345,48 +346,6 @@ Claim a7() {
   return c;
 }
 
-// ---- A8 ---------------------------------------------------------------------------------------
-
-Claim a8() {
-  Claim c;
-  c.info = {"A8", "attention",
-            "For d_k of 1 or 2, scaling makes little difference.",
-            "d_model 32 with 16 and 8 heads (d_k 2 and 4), trained with 1/sqrt(d_k) and with no scale, "
-            "paired seeds. At d_k = 1 the two arms are the same model (1/sqrt(1) = 1), so only d_k 2 "
-            "and 4 can tell.",
-            "\"Little difference\" = |final valid loss with / without − 1| <= 3 % on every paired seed at "
-            "d_k 2, each arm at its own best learning rate; d_k 4 is reported as context."};
-  c.plan = [](ClaimRun& r) {
-    const LedgerMode& m = r.mode();
-    for (int64_t dk : {2, 4})
-      for (const char* scale : {"inv_sqrt_dk", "none"})
-        r.add_arm(train_arm(scale, dk), RunKind::train,
-                  arm_config(training_tree(m), {"model.d_model=32", "model.n_heads=" + std::to_string(32 / dk),
-                                                "model.d_ff=128", scale_override(scale)}),
-                  m.seeds(m.train_seeds), observe(m));
-    r.threshold("little_difference", criteria::kLittleDifference);
-  };
-  c.evaluate = [](ClaimRun& r) {
-    std::vector<criteria::TinyDk> cases;
-    for (int64_t dk : {2, 4}) {
-      const Arm& a = r.arm(train_arm("inv_sqrt_dk", dk));
-      const Arm& b = r.arm(train_arm("none", dk));
-      record_final(r, a.name);
-      record_final(r, b.name);
-      const criteria::PairedRuns loss = paired_finals(a, b);
-      const Spread gap = r.measure("|final loss ratio − 1|", "d_k " + std::to_string(dk), dk, "", criteria::paired_gaps(loss));
-      r.fact("rel_diff_dk" + std::to_string(dk), gap.median);
-      // The claim is about d_k of 1 or 2 (at 1 the arms are the same model): d_k 4 is context.
-      if (dk == 2) cases.push_back({dk, loss});
-      else r.fact("context_dk4", criteria::per_seed_text(criteria::paired_gaps(loss), "%"));
-    }
-    plot_loss_curves(r, "A8-loss", "Training loss at d_k = 2", {train_arm("inv_sqrt_dk", 2), train_arm("none", 2)});
-    r.key_number("final loss difference at d_k 2", median_of(criteria::paired_gaps(cases.front().loss)));
-    return criteria::tiny_dk(cases);
-  };
-  return c;
-}
-
 // ---- A11 --------------------------------------------------------------------------------------
 
 Claim a11() {
@@ -437,6 +396,6 @@ Claim a11() {
 
 }  // namespace
 
-std::vector<Claim> attention_training_claims() { return {a3(), a4(), a6(), a7(), a8(), a11(), a12()}; }
+std::vector<Claim> attention_training_claims() { return {a3(), a4(), a6(), a7(), a11(), a12()}; }
 
 }  // namespace scalelab::ledger

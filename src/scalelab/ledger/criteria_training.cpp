@@ -280,20 +280,6 @@ Verdict wrong_scale_fails(const std::string& condition, const PairedRuns& loss, 
   return from_cases({c}, "The wrong scale fails to converge (final loss >= 1.5x or >= 2x as rough)", "setting");
 }
 
-// ---- A8 ---------------------------------------------------------------------------------------
-
-Verdict tiny_dk(const std::vector<TinyDk>& cases) {
-  SL_CHECK(!cases.empty(), "tiny_dk: no cases");
-  std::vector<Case> out;
-  for (const TinyDk& c : cases) {
-    Case k = seed_case("d_k = " + std::to_string(c.d_k), paired_gaps(c.loss),
-                       [](double g) { return g <= kLittleDifference; }, "|final loss with / without - 1|", "%");
-    k.detail += failures(c.loss);
-    out.push_back(k);
-  }
-  return from_cases(out, "Scaling makes little difference (final losses within 3 %)", "d_k");
-}
-
 // ---- A12 --------------------------------------------------------------------------------------
 
 Verdict slower_training(double steps_ratio, int64_t d_k) {

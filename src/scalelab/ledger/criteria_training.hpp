@@ -1,4 +1,4 @@
-// ledger/criteria_training: the criteria of the claims that train (E7-E12, A3, A4, A6-A8, A11, A12,
+// ledger/criteria_training: the criteria of the claims that train (E7-E12, A3, A4, A6, A7, A11, A12,
 // B1-B4), as pure functions from per-seed measurements to a verdict.
 //
 // The thresholds are fixed here, before any run, and copied into each claim's JSON; the tests
@@ -72,8 +72,6 @@ inline constexpr double kSaturatedShare = 0.5, kVanishFactor = 10.0;
 inline constexpr double kDropFactor = 10.0, kNoFallFraction = 0.9;
 // A7: the wrong scale fails when broken or its loss curve is >= 2x as rough as the right scale's.
 inline constexpr double kRougherFactor = 2.0;
-// A8: "little difference" = |final loss with scale / without - 1| <= 3 %.
-inline constexpr double kLittleDifference = 0.03;
 // B1: "needs warm-up" = without it the run diverges or ends >= 1.2x the final loss with it.
 inline constexpr double kNeedsWarmup = 1.2;
 // B2: the logits grow when max |logit| at the end is >= 3x at step 1; a control bounds them
@@ -156,13 +154,6 @@ Verdict gradient_drop(const std::vector<DropCase>& cases);
 // ---- A7 ---------------------------------------------------------------------------------------
 Verdict wrong_scale_fails(const std::string& condition, const PairedRuns& loss,
                           const std::vector<double>& roughness_ratio);
-
-// ---- A8 ---------------------------------------------------------------------------------------
-struct TinyDk {
-  int64_t d_k = 0;
-  PairedRuns loss;  // with the scale vs without
-};
-Verdict tiny_dk(const std::vector<TinyDk>& cases);
 
 // ---- A12 --------------------------------------------------------------------------------------
 // The attribution is not testable; the measured speed ratio is reported (inf: never reached).

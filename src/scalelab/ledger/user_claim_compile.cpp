@@ -17,6 +17,23 @@ namespace scalelab::ledger::user_claim_detail {
 
 std::string resolved_preset(const Json& tree) { return tree.value("preset", std::string()); }
 
+size_t sweep_index(const SweepSpec& sweep, const Json& value) {
+  const auto it = std::find(sweep.values.begin(), sweep.values.end(), value);
+  SL_CHECK(it != sweep.values.end(), "sweep value ", value_text(value), " is not among the sweep's values");
+  return size_t(it - sweep.values.begin());
+}
+
+ClaimSpec in_mode(const ClaimSpec& s, const LedgerMode& mode) {
+  ClaimSpec out = s;
+  if (s.ledger_base) {
+    const std::string preset = resolved_preset(s.tree);
+    out.tree = training_tree(mode);
+    if (!preset.empty()) out.tree["preset"] = preset;
+  }
+  if (s.seeds_from_mode) out.seeds = mode.train_seeds;
+  return out;
+}
+
 // Overrides a measure imposes on every run: f16 overflow counts over training need f16 training.
 std::vector<std::string> measure_overrides(const MeasureSpec& m) {
   if (m.name == "f16_overflow" && m.when == "training") return {"train.precision=f16"};
@@ -29,7 +46,13 @@ Json arm_at(const Reader& r, const ClaimSpec& s, const ArmSpec& arm, const Json*
             const std::vector<std::string>& extra, const std::string& what) {
   std::vector<std::string> overrides = s.set;
   overrides.insert(overrides.end(), arm.set.begin(), arm.set.end());
-  if (value) overrides.push_back(override_of(s.sweep->key, *value));
+  if (value) {
+    if (!s.sweep->key.empty()) overrides.push_back(override_of(s.sweep->key, *value));
+    if (!s.sweep->set.empty()) {
+      const std::vector<std::string>& with = s.sweep->set[sweep_index(*s.sweep, *value)];
+      overrides.insert(overrides.end(), with.begin(), with.end());
+    }
+  }
   const std::vector<std::string> own = measure_overrides(s.measure);
   overrides.insert(overrides.end(), own.begin(), own.end());
   overrides.insert(overrides.end(), extra.begin(), extra.end());
@@ -128,6 +151,7 @@ std::string quoted_arms(const CriterionSpec& c) {
 
 std::string criterion_text(const ClaimSpec& s) {
   const CriterionSpec& c = s.criterion;
+  if (!c.text.empty()) return c.text;
   const std::string m = measure_label(s.measure);
   const std::string arm = quoted_arms(c);
   std::string body;
@@ -140,12 +164,17 @@ std::string criterion_text(const ClaimSpec& s) {
   if (c.kind == "diverges") body = arm + " diverges";
   if (s.measure.name == "loss_curve" && c.kind != "diverges") body += " at each of the points";
   std::string where = c.arms.size() > 1 ? "arm" : "";
-  if (s.sweep) where += (where.empty() ? "" : " and ") + s.sweep->key;
+  if (s.sweep) where += (where.empty() ? "" : " and ") + s.sweep->name;
+  std::string context;
+  for (size_t i = 0; s.sweep && i < s.sweep->values.size(); ++i)
+    if (s.sweep->context[i]) context += (context.empty() ? "" : ", ") + case_name(*s.sweep, s.sweep->values[i]);
+  if (!context.empty()) context = "; " + context + " run and recorded as context, not judged";
   return body + " on every paired seed (a failed run is the worst value), " +
          (where.empty() ? std::string("in the one setting tested") : (c.at == "every" ? "at every " : "at some ") + where + " tested") +
          (s.measure.name == "coord_check" ? "; every width at the arm's own learning rate (untuned, as mup's coordinate check)"
                                           : "; training arms at their own best learning rate") +
-         (s.measure.name == "best_lr" || (s.sweep && s.sweep->key == "train.lr") ? " (except where the learning rate is the subject)" : "") + ".";
+         (s.measure.name == "best_lr" || sweeps_learning_rate(s.sweep) ? " (except where the learning rate is the subject)" : "") +
+         context + ".";
 }
 
 // The plot of coord_check for one arm at one sweep value: per step, the geometric mean over the
@@ -180,15 +209,23 @@ Claim compile(const ClaimSpec& s) {
   for (const ArmSpec& a : s.arms) arms += (arms.empty() ? "" : "; ") + a.name + (a.set.empty() ? " (the base)" : ": " + joined(a.set));
   std::string widths;
   for (int64_t w : s.measure.widths) widths += (widths.empty() ? "" : ", ") + std::to_string(w);
-  c.info = {s.id, "user (" + fs::path(s.file).filename().string() + ")", s.statement,
-            "Arms " + arms + (s.sweep ? "; swept over " + s.sweep->key : "") +
-                (widths.empty() ? "" : "; each at d_model " + widths + " for " + std::to_string(s.measure.first_steps) + " steps") +
-                "; " + std::to_string(s.seeds) + " paired seeds; measure: " + measure_label(s.measure) + ".",
+  const std::string seeds = s.seeds_from_mode ? "paired seeds as --seeds sets (default 3)" : std::to_string(s.seeds) + " paired seeds";
+  c.info = {s.id, s.group.empty() ? "user (" + fs::path(s.file).filename().string() + ")" : s.group, s.statement,
+            !s.experiment.empty() ? s.experiment
+                                  : "Arms " + arms + (s.sweep ? "; swept over " + s.sweep->name : "") +
+                                        (widths.empty() ? "" : "; each at d_model " + widths + " for " + std::to_string(s.measure.first_steps) + " steps") +
+                                        "; " + seeds + "; measure: " + measure_label(s.measure) + ".",
             criterion_text(s)};
-  c.plan = [s](ClaimRun& run) {
-    const bool lr_swept = s.sweep && s.sweep->key == "train.lr";
+  c.plan = [spec = s](ClaimRun& run) {
+    const ClaimSpec s = in_mode(spec, run.mode());
+    const bool lr_swept = sweeps_learning_rate(s.sweep);
     const bool best_lr = measures_learning_rate(s.measure);
     if (lr_swept || best_lr) run.learning_rate_is_the_subject();
+    // The criterion's bound, fixed before any run, in the record as the built-in claims' are.
+    const CriterionSpec& cr = s.criterion;
+    if (cr.kind == "equivalent") run.threshold("tolerance", cr.tolerance);
+    if (cr.kind == "better" || cr.kind == "worse") run.threshold("margin", cr.margin);
+    if (cr.kind == "ratio_at_least") run.threshold("threshold", cr.threshold);
     std::vector<int64_t> seeds;
     for (int64_t i = 1; i <= s.seeds; ++i) seeds.push_back(i);
     const Reader r(s.file);
@@ -218,15 +255,22 @@ Claim compile(const ClaimSpec& s) {
         for (const ArmSpec& a : s.arms) add(a, &v);
     }
   };
-  c.evaluate = [s](ClaimRun& run) {
+  c.evaluate = [spec = s](ClaimRun& run) {
+    const ClaimSpec s = in_mode(spec, run.mode());
     const CriterionSpec& cr = s.criterion;
     const MeasureSpec& m = s.measure;
     std::vector<Case> cases;
+    struct CaseMedian {
+      std::string label;
+      double median;
+      std::string unit;
+    };
+    std::vector<CaseMedian> case_medians;  // per case, its paired quantity's median over seeds
     const bool numeric = s.sweep && std::all_of(s.sweep->values.begin(), s.sweep->values.end(),
                                                 [](const Json& v) { return v.is_number(); });
-    Json plot = line_plot(s.id + "-measure", measure_label(m) + (s.sweep ? " against " + s.sweep->key : "") +
+    Json plot = line_plot(s.id + "-measure", measure_label(m) + (s.sweep ? " against " + s.sweep->name : "") +
                                                  ", median over seeds with min..max",
-                          s.sweep ? s.sweep->key + (numeric ? "" : " (index of the value)") : "arm", measure_label(m));
+                          s.sweep ? s.sweep->name + (numeric ? "" : " (index of the value)") : "arm", measure_label(m));
     std::map<std::string, std::vector<std::pair<double, std::vector<double>>>> points;
     size_t coord_plots = 0, curve_plots = 0;
     // The run groups of an arm at a sweep value (coord_check: one per width).
@@ -282,7 +326,10 @@ Claim compile(const ClaimSpec& s) {
         if (value) condition += (condition.empty() ? "" : ", ") + case_name(*s.sweep, *value);
         if (condition.empty()) condition = "the setting tested";
         run.measure(j.what, "paired", at, j.unit, j.values);
+        // A context value is measured and recorded like the others but is not a case.
+        if (value && s.sweep->context[sweep_index(*s.sweep, *value)]) continue;
         cases.push_back(criteria::seed_case(condition, j.values, j.meets, j.what, j.unit));
+        case_medians.push_back({j.what + " at " + condition, median_of(j.values), j.unit});
       }
     };
     if (!s.sweep) {
@@ -293,10 +340,19 @@ Claim compile(const ClaimSpec& s) {
     }
     for (const ArmSpec& a : s.arms) plot["series"].push_back(series(a.name, points[a.name]));
     run.plot(plot);
+    // With one case, its paired quantity is the claim's key number (with several, the cases say more).
+    if (case_medians.size() == 1) {
+      std::string unit = case_medians[0].unit;
+      unit.erase(0, unit.find_first_not_of(' '));
+      run.key_number(case_medians[0].label, case_medians[0].median, unit);
+    }
     std::string range = cr.arms.size() > 1 ? "arm" : "";
-    if (s.sweep) range += (range.empty() ? "" : " and ") + s.sweep->key;
+    if (s.sweep) range += (range.empty() ? "" : " and ") + s.sweep->name;
     if (range.empty()) range = "setting";
-    Verdict v = from_cases(cases, s.statement, range);
+    // The statement heads the sentence ("<statement>: holds at ..."), without its closing period.
+    std::string head = s.statement;
+    while (!head.empty() && (head.back() == '.' || head.back() == ' ')) head.pop_back();
+    Verdict v = from_cases(cases, head, range);
     // "At some": the claim is existential, so one case where it held is enough.
     if (cr.at == "some" && v.kind == VerdictKind::holds_only_if) {
       Verdict h = Verdict::holds(v.sentence + " (the claim asks for some " + range + ": it held at " + v.condition + ")");

@@ -18,22 +18,33 @@ struct ArmSpec {
   std::string name;
   std::vector<std::string> set;
 };
+// One swept quantity: `key` (a config key set to each value) and/or per-value overrides `set`
+// that realise the value (several keys moving together, e.g. n_heads for a d_k); `name` labels
+// the cases ("d_k = 2"). A value in `context` is run and recorded but is not a case of the verdict.
 struct SweepSpec {
-  std::string key;
+  std::string key, name;
   std::vector<Json> values;
+  std::vector<std::vector<std::string>> set;  // empty, or one list of overrides per value
+  std::vector<bool> context;                  // per value
 };
 struct CriterionSpec {
   std::vector<std::string> arms;  // the arms under test, each judged against `than`
   std::string kind, than, at = "every";
+  std::string text;  // the criterion in the file's own words ("": generated from the above)
   double margin = 0, tolerance = 0.02, threshold = NAN;
 };
 struct ClaimSpec {
-  std::string file, id, statement;
-  Json tree;  // the base tree before any override
+  std::string file, id, group, statement;
+  std::string experiment;  // the experiment in the file's own words ("": generated)
+  // The base tree before any override; without base.config, the ledger's own training tree of the
+  // mode the claim is planned in (ledger_base), so a built-in claim file serves both modes.
+  Json tree;
+  bool ledger_base = false;
   std::vector<std::string> set;  // base overrides (steps included)
   std::vector<ArmSpec> arms;
   std::optional<SweepSpec> sweep;
   int64_t seeds = 3;
+  bool seeds_from_mode = false;  // no `seeds` key: the mode's training seeds (--seeds)
   MeasureSpec measure;
   CriterionSpec criterion;
 };
@@ -102,8 +113,25 @@ class Reader {
 
 inline std::string override_of(const std::string& key, const Json& value) { return key + "=" + value_text(value); }
 inline std::string case_name(const SweepSpec& s, const Json& value) {
-  return s.key + " = " + (value.is_string() ? value.get<std::string>() : value_text(value));
+  return s.name + " = " + (value.is_string() ? value.get<std::string>() : value_text(value));
 }
+
+// The sweep sets train.lr (its key, or an override of a value): the rate is then the subject.
+inline bool sweeps_learning_rate(const std::optional<SweepSpec>& s) {
+  if (!s) return false;
+  if (s->key == "train.lr") return true;
+  for (const std::vector<std::string>& with : s->set)
+    for (const std::string& o : with)
+      if (o.rfind("train.lr=", 0) == 0) return true;
+  return false;
+}
+
+// The index of a sweep value among the sweep's values (they are distinct).
+size_t sweep_index(const SweepSpec& sweep, const Json& value);
+
+// The spec as planned in `mode`: the ledger's training tree and seeds of that mode where the file
+// leaves them to the ledger.
+ClaimSpec in_mode(const ClaimSpec& s, const LedgerMode& mode);
 
 // The resolved config of an arm at a sweep value plus `extra` overrides (a rejected override is an
 // error naming the arm, the sweep value and `what`).

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "scalelab/core/error.hpp"
+#include "scalelab/ledger/builtin_claim_files.hpp"
 #include "scalelab/ledger/check.hpp"
 #include "scalelab/ledger/criteria_training.hpp"
 #include "scalelab/ledger/experiments.hpp"
@@ -96,7 +97,7 @@ MeasureSpec read_measure(const Reader& r, const Json& claim) {
 CriterionSpec read_criterion(const Reader& r, const Json& claim, const std::vector<ArmSpec>& arms) {
   if (!claim.contains("criterion")) r.fail("criterion", "missing (a table with kind, arm, than)");
   const Json& t = claim["criterion"];
-  r.only_keys(t, "criterion", {"kind", "arm", "than", "at", "margin", "tolerance", "threshold"});
+  r.only_keys(t, "criterion", {"kind", "arm", "than", "at", "margin", "tolerance", "threshold", "text"});
   CriterionSpec c;
   c.kind = r.text(t, "kind", "criterion.", true);
   if (std::find(kCriteria.begin(), kCriteria.end(), c.kind) == kCriteria.end())
@@ -127,6 +128,7 @@ CriterionSpec read_criterion(const Reader& r, const Json& claim, const std::vect
   c.than = arm_named("than", c.kind != "diverges");
   for (const std::string& a : c.arms)
     if (!c.than.empty() && c.than == a) r.fail("criterion.than", "\"" + c.than + "\": must differ from criterion.arm");
+  c.text = r.text(t, "text", "criterion.", false);
   c.at = r.text(t, "at", "criterion.", false, "every");
   if (c.at != "every" && c.at != "some") r.fail("criterion.at", "\"" + c.at + "\": allowed: every, some");
   c.margin = r.number(t, "margin", "criterion.", 0.0);
@@ -140,7 +142,43 @@ CriterionSpec read_criterion(const Reader& r, const Json& claim, const std::vect
   return c;
 }
 
-ClaimSpec read_claim(Reader& r, const Json& claim, const LedgerMode& mode, size_t index) {
+SweepSpec read_sweep(const Reader& r, const Json& t) {
+  r.only_keys(t, "sweep", {"key", "name", "values", "set", "context"});
+  SweepSpec sw;
+  sw.key = r.text(t, "key", "sweep.", false);
+  sw.name = r.text(t, "name", "sweep.", false, sw.key);
+  if (sw.key.empty() && !t.contains("set"))
+    r.fail("sweep", "needs a key (a config key set to each value) or set (the overrides of each value), or both");
+  if (sw.name.empty()) r.fail("sweep.name", "missing (a sweep without a key names its values, e.g. \"d_k\")");
+  if (!t.contains("values") || !t["values"].is_array() || t["values"].empty())
+    r.fail("sweep.values", "missing (a non-empty array of values)");
+  for (const Json& v : t["values"]) {
+    if (v.is_object() || v.is_array()) r.fail("sweep.values", value_text(v) + ": expected a number, string or boolean");
+    if (std::find(sw.values.begin(), sw.values.end(), v) != sw.values.end()) r.fail("sweep.values", value_text(v) + ": listed twice");
+    sw.values.push_back(v);
+  }
+  if (t.contains("set")) {
+    const Json& set = t["set"];
+    if (!set.is_array() || set.size() != sw.values.size())
+      r.fail("sweep.set", "expected an array of " + std::to_string(sw.values.size()) +
+                              " arrays of \"section.key=value\" strings, one per value of sweep.values");
+    for (const Json& with : set) sw.set.push_back(r.strings(Json{{"set", with}}, "set", "sweep."));
+  }
+  sw.context.assign(sw.values.size(), false);
+  if (t.contains("context")) {
+    if (!t["context"].is_array()) r.fail("sweep.context", "expected an array of values of sweep.values");
+    for (const Json& v : t["context"]) {
+      const auto it = std::find(sw.values.begin(), sw.values.end(), v);
+      if (it == sw.values.end()) r.fail("sweep.context", value_text(v) + ": not one of sweep.values");
+      sw.context[size_t(it - sw.values.begin())] = true;
+    }
+    if (std::all_of(sw.context.begin(), sw.context.end(), [](bool c) { return c; }))
+      r.fail("sweep.context", "every value is context: leave at least one to judge");
+  }
+  return sw;
+}
+
+ClaimSpec read_claim(Reader& r, const Json& claim, const LedgerMode& mode, size_t index, bool builtin) {
   ClaimSpec s;
   s.file = r.file();
   const std::string where = "claim[" + std::to_string(index + 1) + "]";
@@ -149,10 +187,13 @@ ClaimSpec read_claim(Reader& r, const Json& claim, const LedgerMode& mode, size_
   s.id = claim["id"].get<std::string>();
   r.set_claim(s.id);
   if (!valid_id_chars(s.id)) r.fail("id", "\"" + s.id + "\": allowed: letters, digits, - and _");
-  if (builtin_shaped_id(s.id))
-    r.fail("id", "\"" + s.id + "\": E, A or B followed by digits is a built-in claim's form; choose another id");
-  r.only_keys(claim, "", {"id", "statement", "base", "arms", "sweep", "seeds", "steps", "measure", "criterion"});
+  if (builtin_shaped_id(s.id) != builtin)
+    r.fail("id", builtin ? "\"" + s.id + "\": a built-in claim's file holds an id of the built-in form (E, A or B followed by digits)"
+                         : "\"" + s.id + "\": E, A or B followed by digits is a built-in claim's form; choose another id");
+  r.only_keys(claim, "", {"id", "statement", "experiment", "base", "arms", "sweep", "seeds", "steps", "measure", "criterion"});
   s.statement = r.text(claim, "statement", "", true);
+  s.experiment = r.text(claim, "experiment", "", false);
+  s.seeds_from_mode = !claim.contains("seeds");
   s.seeds = r.integer(claim, "seeds", "", mode.train_seeds, 2, 50);
 
   // Base: a config file (relative to the claim file) or the ledger's own training tree, then a
@@ -163,6 +204,7 @@ ClaimSpec read_claim(Reader& r, const Json& claim, const LedgerMode& mode, size_
   const std::string preset = r.text(base, "preset", "base.", false);
   if (config.empty()) {
     s.tree = training_tree(mode);
+    s.ledger_base = true;
   } else {
     const fs::path path = fs::path(s.file).parent_path() / config;
     if (!fs::exists(path)) r.fail("base.config", "\"" + config + "\": no such file (" + path.string() + ")");
@@ -186,32 +228,28 @@ ClaimSpec read_claim(Reader& r, const Json& claim, const LedgerMode& mode, size_
       if (other.name == arm.name) r.fail("arms.name", "\"" + arm.name + "\": declared twice");
     s.arms.push_back(std::move(arm));
   }
-  if (claim.contains("sweep")) {
-    const Json& t = claim["sweep"];
-    r.only_keys(t, "sweep", {"key", "values"});
-    SweepSpec sw{r.text(t, "key", "sweep.", true), {}};
-    if (!t.contains("values") || !t["values"].is_array() || t["values"].empty())
-      r.fail("sweep.values", "missing (a non-empty array of values)");
-    for (const Json& v : t["values"]) {
-      if (v.is_object() || v.is_array()) r.fail("sweep.values", value_text(v) + ": expected a number, string or boolean");
-      sw.values.push_back(v);
-    }
-    s.sweep = std::move(sw);
-  }
+  if (claim.contains("sweep")) s.sweep = read_sweep(r, claim["sweep"]);
   s.measure = read_measure(r, claim);
   s.criterion = read_criterion(r, claim, s.arms);
-  if (s.measure.name == "best_lr" && s.sweep && s.sweep->key == "train.lr")
-    r.fail("sweep.key", "train.lr cannot be swept when the measure is best_lr (each arm sweeps its own rates)");
+  if (s.measure.name == "best_lr" && sweeps_learning_rate(s.sweep))
+    r.fail(s.sweep->key == "train.lr" ? "sweep.key" : "sweep.set",
+           "train.lr cannot be swept when the measure is best_lr (each arm sweeps its own rates)");
   return s;
 }
 
 void validate(const Reader& r, const ClaimSpec& s) {
-  if (s.sweep && s.measure.name == "coord_check" && s.sweep->key == "model.d_model")
-    r.fail("sweep.key", "model.d_model cannot be swept when the measure is coord_check (measure.widths sets it)");
+  if (s.sweep && s.measure.name == "coord_check") {
+    if (s.sweep->key == "model.d_model")
+      r.fail("sweep.key", "model.d_model cannot be swept when the measure is coord_check (measure.widths sets it)");
+    for (const std::vector<std::string>& with : s.sweep->set)
+      for (const std::string& o : with)
+        if (o.rfind("model.d_model=", 0) == 0)
+          r.fail("sweep.set", "\"" + o + "\": model.d_model cannot be swept when the measure is coord_check (measure.widths sets it)");
+  }
   for (const ArmSpec& a : s.arms) {
     const Json config = arm_at(r, s, a, nullptr);
     if (s.sweep) {
-      if (!config_key(config, s.sweep->key) || config_key(config, s.sweep->key)->is_object())
+      if (!s.sweep->key.empty() && (!config_key(config, s.sweep->key) || config_key(config, s.sweep->key)->is_object()))
         r.fail("sweep.key", "\"" + s.sweep->key + "\": not a config key (a [model], [data] or [train] key, e.g. model.d_model; docs/training.md)");
       for (const Json& v : s.sweep->values) arm_runs(r, s, a, &v);
     } else {
@@ -246,12 +284,40 @@ std::vector<Claim> load_claim_files(const std::vector<std::string>& paths, const
       r.fail("claim", "missing (the file holds [[claim]] tables)");
     for (size_t i = 0; i < doc["claim"].size(); ++i) {
       Reader cr(path);
-      const ClaimSpec s = read_claim(cr, doc["claim"][i], mode, i);
+      const ClaimSpec s = read_claim(cr, doc["claim"][i], mode, i, /*builtin=*/false);
       if (auto it = seen.find(s.id); it != seen.end()) cr.fail("id", "\"" + s.id + "\": duplicate (also in " + it->second + ")");
       seen[s.id] = path;
       validate(cr, s);
       out.push_back(compile(s));
     }
+  }
+  return out;
+}
+
+std::vector<Claim> builtin_file_claims() {
+  std::vector<Claim> out;
+  for (const BuiltinClaimFile& f : builtin_claim_files()) {
+    const std::string path = "src/scalelab/ledger/claims/" + f.name;
+    Reader r(path);
+    Json doc;
+    try {
+      doc = read_toml_text(f.text, path);
+    } catch (const Error& e) {
+      throw_error(path, ": ", e.what());
+    }
+    r.only_keys(doc, "", {"claim"});
+    if (!doc.contains("claim") || !doc["claim"].is_array() || doc["claim"].size() != 1)
+      r.fail("claim", "a built-in claim's file holds exactly one [[claim]] table");
+    ClaimSpec s = read_claim(r, doc["claim"][0], LedgerMode{}, 0, /*builtin=*/true);
+    if (fs::path(f.name).stem().string() != s.id) r.fail("id", "\"" + s.id + "\": the file of claim " + s.id + " is " + s.id + ".toml");
+    s.group = s.id[0] == 'E' ? "embedding" : s.id[0] == 'A' ? "attention" : "beyond";
+    // The arms resolve in both modes (the ledger's training config differs between them).
+    for (const bool quick : {false, true}) {
+      LedgerMode mode;
+      mode.quick = quick;
+      validate(r, in_mode(s, mode));
+    }
+    out.push_back(compile(s));
   }
   return out;
 }

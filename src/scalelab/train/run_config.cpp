@@ -133,6 +133,15 @@ Json read_toml_file(const std::string& path) {
   }
 }
 
+Json read_toml_text(const std::string& text, const std::string& source) {
+  try {
+    return toml_to_json(toml::parse(text, source));
+  } catch (const toml::parse_error& e) {
+    const auto& where = e.source().begin;
+    throw_error("config: ", source, ":", where.line, ":", where.column, ": ", e.description());
+  }
+}
+
 void apply_override(Json& tree, const std::string& assignment) {
   const size_t eq = assignment.find('=');
   SL_CHECK(eq != std::string::npos && eq > 0, "--set ", assignment,

@@ -55,6 +55,8 @@ struct RunConfig {
 
 // Reads a TOML file into a JSON tree; throws Error with the file, line and parser message.
 Json read_toml_file(const std::string& path);
+// The same for TOML text; `source` names it in the error (a file name).
+Json read_toml_text(const std::string& text, const std::string& source);
 // Applies "section.key=value" (value parsed as a TOML value: number, bool, string, array;
 // a bare word is taken as a string). Throws Error for a malformed override.
 void apply_override(Json& tree, const std::string& assignment);
