@@ -30,10 +30,5 @@ ${entries}  };
 
 }  // namespace scalelab::ledger
 ")
-if(EXISTS "${OUT}")
-  file(READ "${OUT}" old)
-  if(old STREQUAL text)
-    return()
-  endif()
-endif()
-file(WRITE "${OUT}" "${text}")
+include("${CMAKE_CURRENT_LIST_DIR}/write_if_changed.cmake")
+write_if_changed("${OUT}" "${text}")

@@ -12,6 +12,7 @@
 #include "scalelab/ledger/claim.hpp"
 #include "scalelab/ledger/experiments.hpp"
 #include "scalelab/ledger/lr_tuning.hpp"
+#include "support/planned_claim.hpp"
 
 namespace scalelab::ledger {
 namespace {
@@ -78,20 +79,10 @@ Json trained(double final_loss) {
 
 // Plans A8 in quick mode, runs every run through `loss_at` and evaluates it.
 std::pair<Verdict, Json> a8_on(const std::function<double(const Arm& arm, double lr, int64_t seed)>& loss_at) {
-  LedgerMode m;
-  m.quick = true;
   const Claim& a8 = builtin("A8");
-  ClaimRun run(a8.info, m);
-  a8.plan(run);
-  for (Arm& arm : run.arms())
-    for (int round = 0; round < 40; ++round) {
-      const std::vector<RunSlot> want = arm.next_runs(true);
-      if (want.empty()) break;
-      for (const RunSlot& s : want) {
-        const RunSpec spec = arm.spec_at(s);
-        arm.deliver(s, trained(loss_at(arm, spec.config["train"]["lr"].get<double>(), spec.seed)));
-      }
-    }
+  ClaimRun run = testing::planned_and_delivered(a8, [&](const Arm& arm, const RunSpec& spec) {
+    return trained(loss_at(arm, spec.config["train"]["lr"].get<double>(), spec.seed));
+  });
   const Verdict v = run.checked_for_lr_edges(a8.evaluate(run));
   return {v, run.to_json(v, 0.0)};
 }

@@ -12,6 +12,7 @@
 #include "scalelab/ledger/cache.hpp"
 #include "scalelab/ledger/claim.hpp"
 #include "scalelab/ledger/runs.hpp"
+#include "support/planned_claim.hpp"
 
 namespace scalelab::ledger {
 namespace {
@@ -41,22 +42,11 @@ std::string record_of(const std::string& id, const std::function<Json(const Json
   for (const Claim& c : all_claims())
     if (c.info.id == id) claim = &c;
   EXPECT_NE(claim, nullptr);
-  LedgerMode mode;
-  mode.quick = true;
-  ClaimRun run(claim->info, mode);
-  claim->plan(run);
-  for (Arm& arm : run.arms())
-    for (int round = 0; round < 40; ++round) {
-      const std::vector<RunSlot> want = arm.next_runs(true);
-      if (want.empty()) break;
-      for (const RunSlot& s : want) {
-        const RunSpec spec = arm.spec_at(s);
-        const double lr = spec.config["train"]["lr"].get<double>();
-        // The "×1" arm's seed 2 diverges at every rate.
-        const bool diverge = arm.name == "×1" && spec.seed == 2;
-        arm.deliver(s, through(fresh_result(spec.seed, lr, diverge)));
-      }
-    }
+  ClaimRun run = testing::planned_and_delivered(*claim, [&](const Arm& arm, const RunSpec& spec) {
+    // The "×1" arm's seed 2 diverges at every rate.
+    const bool diverge = arm.name == "×1" && spec.seed == 2;
+    return through(fresh_result(spec.seed, spec.config["train"]["lr"].get<double>(), diverge));
+  });
   return run.to_json(claim->evaluate(run), 0.0).dump(1);
 }
 
