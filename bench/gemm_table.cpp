@@ -8,6 +8,7 @@
 //             (d_ff → d). (The per-head products of attention run in the flash kernel, no GEMM.)
 //   libraries oneDNN as scalelab calls it (kernels/gemm.hpp: one row band per thread; bf16: both
 //             operands converted to bf16 on every call, oneDNN's bf16 × bf16 → f32 matmul);
+//             scalelab's own packed GEMM (kernels/gemm_packed.hpp, f32 only) in the same bands;
 //             libxsmm (libxsmmext's libxsmm_xgemm_omp, its tiled OpenMP GEMM), when CMake found it
 //             (Debian's libxsmm-dev); MKL's cblas_sgemm / cblas_gemm_bf16bf16f32, when
 //             SCALELAB_BENCH_MKL names a libmkl_rt.so (e.g. from pip's mkl in a throwaway venv);
@@ -24,7 +25,8 @@
 //             product (of bf16-rounded operands for bf16) at 64 sampled entries, relative to
 //             sum |a·b|; above 1e-4 the cell prints "wrong".
 //
-// Run: build/bench/gemm_table [--seconds 0.3] [--sweeps 3] [--threads 1,2]   (bench/gemm_table.sh: with the peers)
+// Run: build/bench/gemm_table [--seconds 0.3] [--sweeps 3] [--threads 1,2] [--libraries oneDNN,scalelab]
+//      (bench/gemm_table.sh: with the peers; --libraries keeps those whose table name starts so)
 #include <dlfcn.h>
 #include <time.h>
 #include <omp.h>
@@ -125,6 +127,7 @@ Library onednn_library() {
   lib.name = gemm_backend_description();
   lib.f32 = [](const Shape& s, const float* a, const float* b, float* c, int threads) {
     const ScopedNumThreads scoped(threads);
+    const ScopedGemmLibrary onednn(GemmLibrary::onednn);
     detail::gemm_f32(GemmShape{.m = s.m, .n = s.n, .k = s.k}, a, b, c, 1.0f, 0.0f);
     return true;
   };
@@ -136,6 +139,20 @@ Library onednn_library() {
     detail::gemm_bf16_hardware(GemmShape{.m = s.m, .n = s.n, .k = s.k}, a, b, c, 1.0f, 0.0f);
     return true;
   };
+  return lib;
+}
+
+// scalelab's own f32 GEMM (kernels/gemm_packed.hpp) in the same bands; it has no bf16 path.
+Library packed_library() {
+  Library lib;
+  lib.name = "scalelab packed (Highway " + simd_target() + ")";
+  lib.f32 = [](const Shape& s, const float* a, const float* b, float* c, int threads) {
+    const ScopedNumThreads scoped(threads);
+    const ScopedGemmLibrary packed(GemmLibrary::packed);
+    detail::gemm_f32(GemmShape{.m = s.m, .n = s.n, .k = s.k}, a, b, c, 1.0f, 0.0f);
+    return true;
+  };
+  lib.bf16 = [](const Shape&, const float*, const float*, float*, int) { return false; };
   return lib;
 }
 
@@ -403,6 +420,18 @@ std::string format_result(const Result& r, bool wall) {
   return buf;
 }
 
+// "a,b,c" -> {"a", "b", "c"}.
+std::vector<std::string> split_list(const std::string& list) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= list.size()) {
+    const size_t comma = std::min(list.find(',', start), list.size());
+    if (comma > start) out.push_back(list.substr(start, comma - start));
+    start = comma + 1;
+  }
+  return out;
+}
+
 // "oneDNN 2.6.3 (OpenMP runtime, ISA avx2)" -> "oneDNN 2.6.3": the table's library column.
 std::string short_name(const std::string& name) {
   if (name.rfind("Intel(R) oneAPI Math Kernel Library Version ", 0) == 0) {
@@ -417,6 +446,7 @@ int run(int argc, char** argv) {
   double seconds = 0.3;
   int sweeps = 3;
   std::vector<int> thread_counts = {1, 2};
+  std::vector<std::string> only;  // --libraries: name prefixes
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--seconds" && i + 1 < argc) {
@@ -427,6 +457,8 @@ int run(int argc, char** argv) {
         std::fprintf(stderr, "gemm_table: --sweeps %s: need a whole number >= 1\n", argv[i]);
         return 2;
       }
+    } else if (arg == "--libraries" && i + 1 < argc) {
+      only = split_list(argv[++i]);
     } else if (arg == "--threads" && i + 1 < argc) {
       thread_counts.clear();
       for (const char* p = argv[++i]; *p;) {
@@ -435,18 +467,29 @@ int run(int argc, char** argv) {
         if (*p == ',') ++p;
       }
     } else {
-      std::fprintf(stderr, "gemm_table: unknown argument \"%s\" (allowed: --seconds S, --sweeps N, --threads 1,2)\n",
+      std::fprintf(stderr, "gemm_table: unknown argument \"%s\" (allowed: --seconds S, --sweeps N, --threads 1,2, --libraries NAME,...)\n",
                    arg.c_str());
       return 2;
     }
   }
   apply_simd_environment();
-  std::vector<Library> libraries = {onednn_library()};
+  std::vector<Library> libraries = {onednn_library(), packed_library()};
 #ifdef SCALELAB_HAVE_LIBXSMM
   libraries.push_back(libxsmm_library());
 #endif
   if (auto mkl = mkl_library()) libraries.push_back(*mkl);
   if (auto onednn3 = onednn3_library()) libraries.push_back(*onednn3);
+  if (!only.empty()) {
+    std::erase_if(libraries, [&](const Library& lib) {
+      return std::none_of(only.begin(), only.end(), [&](const std::string& prefix) {
+        return short_name(lib.name).rfind(prefix, 0) == 0;
+      });
+    });
+    if (libraries.empty()) {
+      std::fprintf(stderr, "gemm_table: --libraries matched no library\n");
+      return 2;
+    }
+  }
 
   struct Row {
     const Shape* shape;

@@ -1,5 +1,6 @@
 // gemm_bias_act (kernels/gemm.hpp): C = act(op(A) op(B) + bias) [· (a > 0)], the bias, the ReLU
-// and the ReLU-gradient mask fused with oneDNN's matmul, against its twin gemm_bias_act_ref (gemm_ref, then the bias and the ReLU in
+// and the ReLU-gradient mask fused with each f32 library's GEMM (oneDNN's matmul and scalelab's
+// packed GEMM), against its twin gemm_bias_act_ref (gemm_ref, then the bias and the ReLU in
 // plain loops) and against a long-double product. Every float path: f32 at 1 and 2 threads (the
 // banded split), bf16 through oneDNN's bf16 kernel (where the processor has it) and bf16 rounded
 // into the f32 matmul, each on the operands rounded to bf16 for the twin; all four transposes,
@@ -9,6 +10,7 @@
 #include <functional>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -96,16 +98,23 @@ double worst_error(Path path, const Case& c, uint64_t seed, bool* wrote_outside)
 
 bool path_available(Path p) { return p != Path::bf16_hardware || bf16_matmul_in_hardware(); }
 
-class GemmEpilogueGrid : public ::testing::TestWithParam<Path> {};
+// A path and the f32 library behind it (the bf16 hardware path is oneDNN's bf16 matmul only).
+struct PathOn {
+  Path path;
+  GemmLibrary library;
+};
+
+class GemmEpilogueGrid : public ::testing::TestWithParam<PathOn> {};
 
 TEST_P(GemmEpilogueGrid, MatchesTwinAndLongDoubleProduct) {
-  const Path path = GetParam();
+  const Path path = GetParam().path;
+  const ScopedGemmLibrary library(GetParam().library);
   if (!path_available(path)) GTEST_SKIP() << "no bf16 matmul hardware on this processor";
   int cases = 0;
   for (int threads : {1, 2}) {
     const ScopedNumThreads scoped(threads);
     for (const auto& [m, n, k] : std::vector<std::tuple<int64_t, int64_t, int64_t>>{
-             {1, 1, 1}, {3, 5, 7}, {17, 64, 33}, {130, 96, 64}, {256, 257, 40}})
+             {1, 1, 1}, {3, 5, 7}, {17, 64, 33}, {130, 96, 64}, {256, 257, 40}, {300, 40, 300}})
       for (bool ta : {false, true})
         for (bool tb : {false, true})
           for (bool strided : {false, true})
@@ -122,16 +131,20 @@ TEST_P(GemmEpilogueGrid, MatchesTwinAndLongDoubleProduct) {
                 ++cases;
               }
   }
-  EXPECT_EQ(cases, 2 * 5 * 64);
+  EXPECT_EQ(cases, 2 * 6 * 64);
 }
 
-INSTANTIATE_TEST_SUITE_P(Paths, GemmEpilogueGrid,
-                         ::testing::Values(Path::f32, Path::bf16_hardware, Path::bf16_rounded_f32),
-                         [](const auto& info) {
-                           return std::string(info.param == Path::f32             ? "f32"
-                                              : info.param == Path::bf16_hardware ? "bf16_hardware"
-                                                                                  : "bf16_rounded_f32");
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    Paths, GemmEpilogueGrid,
+    ::testing::Values(PathOn{Path::f32, GemmLibrary::onednn}, PathOn{Path::f32, GemmLibrary::packed},
+                      PathOn{Path::bf16_hardware, GemmLibrary::onednn},
+                      PathOn{Path::bf16_rounded_f32, GemmLibrary::onednn},
+                      PathOn{Path::bf16_rounded_f32, GemmLibrary::packed}),
+    [](const auto& info) {
+      const Path p = info.param.path;
+      return std::string(p == Path::f32 ? "f32" : p == Path::bf16_hardware ? "bf16_hardware" : "bf16_rounded_f32") +
+             "_" + (info.param.library == GemmLibrary::packed ? "packed" : "onednn");
+    });
 
 // The primitive of a shape is cached with its memory objects; a second call with other operands,
 // bias and output buffers must use those, not the first call's.
@@ -156,7 +169,10 @@ TEST(GemmEpilogue, ReluKeepsNaNAndKZeroGivesTheActivatedBias) {
   const GemmShape s{.m = 2, .n = 3, .k = 2};
   const std::vector<float> a = {nan, 1.0f, -1.0f, -1.0f}, b = {1, 1, 1, 1, 1, 1};
   const std::vector<float> bias = {0.5f, 1.0f, 5.0f};
-  for (Path path : {Path::f32, Path::bf16_rounded_f32}) {
+  for (auto [path, library] : {std::pair{Path::f32, GemmLibrary::onednn}, std::pair{Path::f32, GemmLibrary::packed},
+                                std::pair{Path::bf16_rounded_f32, GemmLibrary::onednn},
+                                std::pair{Path::bf16_rounded_f32, GemmLibrary::packed}}) {
+    const ScopedGemmLibrary scoped(library);
     std::vector<float> c(6, 0.0f);
     run_path(path, s, a.data(), b.data(), c.data(), {.bias = bias.data(), .relu = true});
     for (int j = 0; j < 3; ++j) EXPECT_TRUE(std::isnan(c[j])) << "column " << j;

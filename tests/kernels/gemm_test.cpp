@@ -1,5 +1,6 @@
 // Independent checks of kernels/gemm: C = alpha op(A) op(B) + beta C, row-major with leading
-// dimensions. float (oneDNN), double (plain loop) and gemm_ref are all compared against a
+// dimensions. float (through each library: oneDNN, and scalelab's own packed GEMM), double (plain
+// loop) and gemm_ref are all compared against a
 // long-double product of the same operands, over a grid of sizes (with 1 and odd sizes), all four
 // transpose combinations, dense and sub-block layouts (lda/ldb/ldc larger than dense, the block
 // not at the origin, everything outside C's block checked untouched), and several alpha/beta.
@@ -12,6 +13,7 @@
 #include <sstream>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -27,11 +29,13 @@ enum class DType { f32, f64 };
 
 struct GemmParam {
   DType dtype;
+  GemmLibrary library;  // float only
   bool trans_a, trans_b;
   bool sub_block;  // operands are sub-blocks of bigger matrices (ld > dense, nonzero offset)
   double tol;      // |got - want| <= tol * (|alpha| sum_p |a_ip b_pj| + |beta c_ij|)
   friend std::ostream& operator<<(std::ostream& o, const GemmParam& p) {
-    return o << (p.dtype == DType::f32 ? "f32" : "f64") << (p.trans_a ? " At" : " A")
+    return o << (p.dtype == DType::f32 ? std::string("f32 ") + gemm_library_name(p.library) : "f64")
+             << (p.trans_a ? " At" : " A")
              << (p.trans_b ? " Bt" : " B") << (p.sub_block ? " sub-block" : " dense") << " tol "
              << p.tol;
   }
@@ -111,6 +115,7 @@ void run_case(const GemmParam& p, int64_t m, int64_t n, int64_t k, double alpha,
   shape.trans_a = p.trans_a, shape.trans_b = p.trans_b;
   if (p.sub_block) shape.lda = A.ld, shape.ldb = B.ld, shape.ldc = C.ld;  // else 0: dense
   Stored<T> C_ref = C;
+  const ScopedGemmLibrary library(p.library);
   gemm<T>(shape, A.origin(), B.origin(), C.origin(), static_cast<T>(alpha), static_cast<T>(beta));
   gemm_ref<T>(shape, A.origin(), B.origin(), C_ref.origin(), static_cast<T>(alpha),
               static_cast<T>(beta));
@@ -198,22 +203,45 @@ TEST_P(Gemm, MatchesLongDoubleProductThreadedLargerShapes) {
 
 std::vector<GemmParam> gemm_params() {
   std::vector<GemmParam> ps;
-  for (DType d : {DType::f32, DType::f64})
+  for (auto [d, library] : {std::pair{DType::f32, GemmLibrary::onednn},
+                            std::pair{DType::f32, GemmLibrary::packed},
+                            std::pair{DType::f64, GemmLibrary::onednn}})
     for (bool ta : {false, true})
       for (bool tb : {false, true})
         for (bool sub : {false, true})
-          ps.push_back({d, ta, tb, sub, d == DType::f32 ? 1e-6 : 1e-15});
+          ps.push_back({d, library, ta, tb, sub, d == DType::f32 ? 1e-6 : 1e-15});
   return ps;
 }
 
 INSTANTIATE_TEST_SUITE_P(Grid, Gemm, ::testing::ValuesIn(gemm_params()));
+
+// The packed GEMM's blocks (kernels/gemm_packed.hpp): more than one block of rows (144), of
+// columns (1024) and of depth (256), uneven, with edge tiles in both directions, in every layout,
+// on one thread and in two bands; alpha and beta != 1 / 0 so every depth block's update is checked.
+TEST(GemmPacked, MatchesLongDoubleProductAcrossBlocks) {
+  Failure fail;
+  uint64_t seed = 5000;
+  int cases = 0;
+  for (int threads : {1, 2}) {
+    const ScopedThreadCount scoped(threads);
+    for (bool ta : {false, true})
+      for (bool tb : {false, true}) {
+        const GemmParam p{DType::f32, GemmLibrary::packed, ta, tb, ta != tb, 2e-6};
+        run_case<float>(p, 301, 1057, 530, 0.75, -0.5, seed++, fail);
+        ++cases;
+      }
+  }
+  EXPECT_EQ(fail.count, 0) << fail.count << " of " << cases << " cases failed; first: " << fail.first;
+  std::cout << "[ gemm     ] packed across blocks: worst normalised error " << fail.worst << "\n";
+}
 
 // ---- edge cases -----------------------------------------------------------------------------
 
 // beta = 0 means C is not read (BLAS semantics; gemm_ref: "beta == 0 ? 0 : beta * out"), so
 // garbage (NaN) in C must not leak into the result. That includes k = 0, where C = beta C = 0.
 template <class T>
-void beta_zero_ignores_nan(int64_t k) {
+void beta_zero_ignores_nan(int64_t k, GemmLibrary library = GemmLibrary::onednn) {
+  const ScopedGemmLibrary scoped(library);
   const int64_t m = 3, n = 4;
   std::vector<T> a(m * std::max<int64_t>(k, 1), T(1)), b(std::max<int64_t>(k, 1) * n, T(2));
   for (bool fast : {true, false}) {
@@ -228,14 +256,20 @@ void beta_zero_ignores_nan(int64_t k) {
   }
 }
 TEST(GemmEdge, BetaZeroDoesNotReadCFloat) {
-  beta_zero_ignores_nan<float>(5);
-  beta_zero_ignores_nan<float>(1);
+  for (GemmLibrary library : {GemmLibrary::onednn, GemmLibrary::packed}) {
+    beta_zero_ignores_nan<float>(5, library);
+    beta_zero_ignores_nan<float>(1, library);
+    beta_zero_ignores_nan<float>(600, library);  // three depth blocks of the packed GEMM
+  }
 }
 TEST(GemmEdge, BetaZeroDoesNotReadCDouble) {
   beta_zero_ignores_nan<double>(5);
   beta_zero_ignores_nan<double>(0);
 }
-TEST(GemmEdge, KZeroBetaZeroDoesNotReadCFloat) { beta_zero_ignores_nan<float>(0); }
+TEST(GemmEdge, KZeroBetaZeroDoesNotReadCFloat) {
+  beta_zero_ignores_nan<float>(0, GemmLibrary::onednn);
+  beta_zero_ignores_nan<float>(0, GemmLibrary::packed);
+}
 
 TEST(GemmEdge, KZeroScalesCByBeta) {
   std::vector<float> c = {1, 2, 3, 4, 5, 6}, c_ref = c;

@@ -3,6 +3,7 @@
 #include <atomic>
 #include <cstring>
 #include <memory>
+#include <type_traits>
 #include <unordered_map>
 #include <vector>
 
@@ -12,6 +13,7 @@
 #include "scalelab/core/error.hpp"
 #include "scalelab/core/parallel.hpp"
 #include "scalelab/kernels/bf16_convert.hpp"
+#include "scalelab/kernels/gemm_packed.hpp"
 #include "scalelab/kernels/gemm_speed_probe.hpp"
 #include "scalelab/kernels/simd_dispatch.hpp"
 
@@ -178,19 +180,20 @@ void dnnl_matmul(const GemmShape& s, const Strides& st, dnnl::memory::data_type 
   if (epilogue.keep_where_positive) mask_rows(c, epilogue.keep_where_positive, s.m, s.n, st.ldc);
 }
 
-// dnnl_matmul with C's rows split into one band per thread, the bands computed concurrently in one
-// OpenMP region (oneDNN, called inside a parallel region, runs each call on its calling thread).
+// A GEMM on C's rows split into one band per thread, the bands computed concurrently in one OpenMP
+// region, each by band_gemm(band shape, A's band, C's band, the epilogue's band) on its thread
+// (oneDNN, called inside a parallel region, runs each call on its calling thread).
 // Why: oneDNN 2.6 runs matmuls of a training step's size (a few hundred rows, K and N 256-1024)
 // on one thread while the other waits (perf: the second thread spun ~45 % of a G2P step);
 // bands give both threads work. The split depends only on m and the thread count, so results
 // stay deterministic for a given thread count (as everywhere in scalelab: core/parallel.hpp).
 constexpr int64_t kMinBandRows = 64;
-void banded_matmul(const GemmShape& s, const Strides& st, dnnl::memory::data_type operands,
-                   size_t element_bytes, const void* a, const void* b, float* c, float alpha,
-                   float beta, const GemmEpilogue<float>& epilogue = {}) {
+template <class BandGemm>
+void in_bands(const GemmShape& s, const Strides& st, size_t element_bytes, const void* a, float* c,
+              const GemmEpilogue<float>& epilogue, const BandGemm& band_gemm) {
   const int64_t bands = std::min<int64_t>(num_threads(), s.m / kMinBandRows);
   if (bands <= 1 || omp_in_parallel()) {
-    dnnl_matmul(s, st, operands, a, b, c, alpha, beta, epilogue);
+    band_gemm(s, a, c, epilogue);
     return;
   }
 #pragma omp parallel num_threads(static_cast<int>(bands))
@@ -203,8 +206,33 @@ void banded_matmul(const GemmShape& s, const Strides& st, dnnl::memory::data_typ
     const char* a_band = static_cast<const char*>(a) + element_bytes * (s.trans_a ? m0 : m0 * st.lda);
     GemmEpilogue<float> band_epilogue = epilogue;  // the mask's rows m0.. (row stride n)
     if (epilogue.keep_where_positive) band_epilogue.keep_where_positive += m0 * s.n;
-    dnnl_matmul(band, st, operands, a_band, b, c + m0 * st.ldc, alpha, beta, band_epilogue);
+    band_gemm(band, a_band, c + m0 * st.ldc, band_epilogue);
   }
+}
+
+// oneDNN's matmul of `operands` type in bands.
+void banded_matmul(const GemmShape& s, const Strides& st, dnnl::memory::data_type operands,
+                   size_t element_bytes, const void* a, const void* b, float* c, float alpha,
+                   float beta, const GemmEpilogue<float>& epilogue = {}) {
+  in_bands(s, st, element_bytes, a, c, epilogue,
+           [&](const GemmShape& band, const void* a_band, float* c_band,
+               const GemmEpilogue<float>& band_epilogue) {
+             dnnl_matmul(band, st, operands, a_band, b, c_band, alpha, beta, band_epilogue);
+           });
+}
+
+// scalelab's own f32 GEMM (kernels/gemm_packed.hpp) in bands.
+void banded_packed(const GemmShape& s, const Strides& st, const float* a, const float* b, float* c,
+                   float alpha, float beta, const GemmEpilogue<float>& epilogue = {}) {
+  GemmShape resolved = s;
+  resolved.lda = st.lda, resolved.ldb = st.ldb, resolved.ldc = st.ldc;
+  in_bands(resolved, st, sizeof(float), a, c, epilogue,
+           [&](const GemmShape& band, const void* a_band, float* c_band,
+               const GemmEpilogue<float>& band_epilogue) {
+             if (band.m > 0)
+               gemm_packed_f32(band, static_cast<const float*>(a_band), b, c_band, alpha, beta,
+                               band_epilogue);
+           });
 }
 
 // C = beta C when k = 0 (C is not read when beta = 0: it may hold NaN). Returns true if handled.
@@ -256,18 +284,32 @@ Strides dense_strides(const GemmShape& s, const Strides& st) {
 }
 
 std::atomic<MatmulPrecision> g_matmul_precision{MatmulPrecision::f32};
+std::atomic<GemmLibrary> g_gemm_library{default_gemm_library()};
 
-// Both operands packed densely by convert (into Packed elements), then one banded matmul of
-// `operands` type: the two bf16 paths below differ only in those.
+// The f32 GEMM in bands, by the library in use.
+void f32_in_bands(const GemmShape& s, const Strides& st, const float* a, const float* b, float* c,
+                  float alpha, float beta, const GemmEpilogue<float>& epilogue = {}) {
+  if (gemm_library() == GemmLibrary::packed)
+    banded_packed(s, st, a, b, c, alpha, beta, epilogue);
+  else
+    banded_matmul(s, st, dnnl::memory::data_type::f32, sizeof(float), a, b, c, alpha, beta, epilogue);
+}
+
+// Both operands copied densely by convert (into Packed elements), then the GEMM in bands: oneDNN's
+// bf16 matmul for bf16 bits, the f32 library in use for f32 values. The two bf16 paths below
+// differ only in those.
 template <class Packed, class Convert>
-void gemm_packed(const GemmShape& s, const float* a, const float* b, float* c, float alpha,
-                 float beta, Convert convert, dnnl::memory::data_type operands,
-                 const GemmEpilogue<float>& epilogue) {
+void gemm_converted(const GemmShape& s, const float* a, const float* b, float* c, float alpha,
+                    float beta, Convert convert, const GemmEpilogue<float>& epilogue) {
   const Strides st = resolve_strides(s);
   thread_local Scratch<Packed> a_packed, b_packed;
   const Packed* pa = pack_operand(a, stored_a(s, st), a_packed, convert);
   const Packed* pb = pack_operand(b, stored_b(s, st), b_packed, convert);
-  banded_matmul(s, dense_strides(s, st), operands, sizeof(Packed), pa, pb, c, alpha, beta, epilogue);
+  if constexpr (std::is_same_v<Packed, float>)
+    f32_in_bands(s, dense_strides(s, st), pa, pb, c, alpha, beta, epilogue);
+  else
+    banded_matmul(s, dense_strides(s, st), dnnl::memory::data_type::bf16, sizeof(Packed), pa, pb,
+                  c, alpha, beta, epilogue);
 }
 
 }  // namespace
@@ -279,8 +321,7 @@ void gemm_bf16_hardware(const GemmShape& s, const float* a, const float* b, floa
                         float beta, const GemmEpilogue<float>& epilogue) {
   const Strides st = resolve_strides(s);
   if (trivial_float_gemm(s, st, c, beta)) return;
-  gemm_packed<uint16_t>(s, a, b, c, alpha, beta, f32_to_bf16_row, dnnl::memory::data_type::bf16,
-                        epilogue);
+  gemm_converted<uint16_t>(s, a, b, c, alpha, beta, f32_to_bf16_row, epilogue);
 }
 
 // bf16 operands without bf16 hardware: bf16 values held in f32, the f32 matmul.
@@ -288,15 +329,14 @@ void gemm_bf16_rounded_f32(const GemmShape& s, const float* a, const float* b, f
                            float alpha, float beta, const GemmEpilogue<float>& epilogue) {
   const Strides st = resolve_strides(s);
   if (trivial_float_gemm(s, st, c, beta)) return;
-  gemm_packed<float>(s, a, b, c, alpha, beta, round_row_to_bf16, dnnl::memory::data_type::f32,
-                     epilogue);
+  gemm_converted<float>(s, a, b, c, alpha, beta, round_row_to_bf16, epilogue);
 }
 
 void gemm_f32(const GemmShape& s, const float* a, const float* b, float* c, float alpha,
               float beta) {
   const Strides st = resolve_strides(s);
   if (trivial_float_gemm(s, st, c, beta)) return;
-  banded_matmul(s, st, dnnl::memory::data_type::f32, sizeof(float), a, b, c, alpha, beta);
+  f32_in_bands(s, st, a, b, c, alpha, beta);
 }
 
 }  // namespace detail
@@ -314,7 +354,7 @@ void float_gemm(const GemmShape& s, const float* a, const float* b, float* c, fl
   }
   const Strides st = resolve_strides(s);
   if (trivial_float_gemm(s, st, c, beta)) return;
-  banded_matmul(s, st, dnnl::memory::data_type::f32, sizeof(float), a, b, c, alpha, beta, epilogue);
+  f32_in_bands(s, st, a, b, c, alpha, beta, epilogue);
 }
 
 // The epilogue applied in place after a GEMM (the k = 0 case of the fused path, and the twins).
@@ -371,6 +411,20 @@ MatmulPrecision parse_matmul_precision(const std::string& name) {
   if (name == "auto") return auto_matmul_precision(measured_matmul_speed().bf16_over_f32());
   throw_error("matmul precision \"", name, "\" is not allowed: use \"f32\", \"bf16\" or \"auto\"");
 }
+
+const char* gemm_library_name(GemmLibrary library) {
+  return library == GemmLibrary::packed ? "scalelab" : "oneDNN";
+}
+
+// oneDNN: on the CPUs measured (docs/performance.md, "GEMM libraries": an Intel Xeon with AVX-512,
+// and the same capped at AVX2) the packed GEMM is within a few per cent of it on the standard
+// shapes with K >= 256 and behind on the K = 64 ones, nowhere ahead.
+GemmLibrary default_gemm_library() { return GemmLibrary::onednn; }
+
+GemmLibrary gemm_library() { return g_gemm_library.load(std::memory_order_relaxed); }
+
+ScopedGemmLibrary::ScopedGemmLibrary(GemmLibrary library) : saved_(g_gemm_library.exchange(library)) {}
+ScopedGemmLibrary::~ScopedGemmLibrary() { g_gemm_library.store(saved_); }
 
 MatmulPrecision matmul_precision() { return g_matmul_precision.load(std::memory_order_relaxed); }
 

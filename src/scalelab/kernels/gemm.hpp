@@ -53,6 +53,25 @@ void gemm_bias_act_ref(const GemmShape& shape, const T* a, const T* b, T* c,
 template <class T>
 void gemm_ref(const GemmShape& shape, const T* a, const T* b, T* c, T alpha = T(1), T beta = T(0));
 
+// The library that runs the f32 GEMMs (and the f32 GEMM of bf16 operands rounded in f32):
+//   onednn   oneDNN's matmul (Debian's libdnnl), C's rows in one band per thread;
+//   packed   scalelab's own (kernels/gemm_packed.hpp), the same bands.
+// The process default is default_gemm_library(); tests and benchmarks switch it for a scope.
+enum class GemmLibrary { onednn, packed };
+const char* gemm_library_name(GemmLibrary library);  // "oneDNN" | "scalelab"
+GemmLibrary default_gemm_library();
+GemmLibrary gemm_library();
+class ScopedGemmLibrary {
+ public:
+  explicit ScopedGemmLibrary(GemmLibrary library);
+  ~ScopedGemmLibrary();
+  ScopedGemmLibrary(const ScopedGemmLibrary&) = delete;
+  ScopedGemmLibrary& operator=(const ScopedGemmLibrary&) = delete;
+
+ private:
+  GemmLibrary saved_;
+};
+
 enum class MatmulPrecision { f32, bf16 };
 const char* matmul_precision_name(MatmulPrecision precision);
 // "f32" | "bf16" | "auto"; throws Error naming the value otherwise. "auto" resolves here, once, by

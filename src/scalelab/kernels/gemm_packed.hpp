@@ -1,0 +1,41 @@
+// kernels/gemm_packed: scalelab's own f32 GEMM, the loop nest of BLIS (Van Zee & van de Geijn,
+// "BLIS: A Framework for Rapidly Instantiating BLAS Functionality", 2015) over Highway vectors,
+// compiled for every Highway target and chosen at run time (SCALELAB_SIMD caps it like every kernel).
+//
+//   C = act( alpha · op(A) · op(B) + beta · C + bias )  ·  [keep > 0]
+//
+// the contract of gemm / gemm_bias_act in gemm.hpp (beta = 0: C is not read; the epilogue only with
+// alpha = 1, beta = 0), on the calling thread: gemm.cpp splits C's rows into one band per thread.
+//
+// Blocking (W = 2 vectors: 32 floats on AVX-512, 16 on AVX2; R = 12 rows where there are 32 vector
+// registers, 6 where there are 16):
+//   for each block of NC columns of C            (B block kc × NC packed once: L2 / L3)
+//     for each block of kc ≤ KC of the depth     (kc = K split evenly into blocks of ≤ 256)
+//       pack op(B)[p0:p0+kc, j0:j0+NC] into panels [kc × W], columns past N zero
+//       for each block of ≤ MC rows of C         (A block MC × kc: L2)
+//         A transposed: pack op(A)[i0:i0+MC, p0:p0+kc] into panels [kc × R], rows past M zero;
+//         A row-major: read in place (measured faster here than packing it)
+//         for each B panel (kc × W: L1), for each A panel:
+//           micro-kernel: the R × W tile of A_panel · B_panel in 2R vector accumulators
+//           (per k: two vector loads of B, R broadcasts of A, 2R FMAs), added to C
+// The first depth block applies alpha and beta, the others add, the last applies the epilogue, all
+// on the tile while it is in registers or L1. Sums run over k in order within a block and block
+// by block, so the result is deterministic and independent of the thread count (bands never
+// split the depth).
+//
+// Speed: docs/performance.md, "GEMM libraries" (the column "scalelab packed"); the process default
+// library is picked from that table (default_gemm_library in gemm.cpp).
+//
+// The twin is gemm_ref / gemm_bias_act_ref (tests/kernels/gemm_test.cpp, gemm_epilogue_test.cpp
+// run every case through both float libraries).
+#pragma once
+#include "scalelab/kernels/gemm.hpp"
+
+namespace scalelab {
+
+// Strides resolved (nonzero) by the caller; a, b, c as gemm's; keep_where_positive's row stride is
+// shape.n.
+void gemm_packed_f32(const GemmShape& shape, const float* a, const float* b, float* c, float alpha,
+                     float beta, const GemmEpilogue<float>& epilogue);
+
+}  // namespace scalelab

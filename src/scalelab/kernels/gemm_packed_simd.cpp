@@ -1,0 +1,294 @@
+// scalelab's own f32 GEMM (contract and blocking: gemm_packed.hpp), for every Highway target.
+//
+// op(A) is read in place when it is row-major (A not transposed: R rows at stride lda, each
+// broadcast in turn, the rows' cache lines reused over 16 k), and packed into [kc × R] panels when
+// it is transposed (the dW = dyᵀ · x products: a contiguous copy of R floats per k). op(B) is always
+// packed into [kc × W] panels, so the micro-kernel's two vector loads per k are aligned and
+// contiguous; an edge panel is padded with zeros.
+#include <algorithm>
+#include <cstddef>
+#include <cstring>
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "scalelab/kernels/gemm_packed_simd.cpp"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+#include "hwy/aligned_allocator.h"
+#include "hwy/highway.h"
+#include "scalelab/core/error.hpp"
+#include "scalelab/kernels/gemm_packed.hpp"
+#include "scalelab/kernels/simd_dispatch.hpp"
+
+#ifndef SCALELAB_GEMM_PACKED_CALL  // this file is compiled once per target: define the struct once
+#define SCALELAB_GEMM_PACKED_CALL
+namespace scalelab::gemm_packed_detail {
+// Everything one call needs, strides resolved; the same for every target.
+struct Call {
+  size_t m, n, k;
+  bool trans_a, trans_b;
+  size_t lda, ldb, ldc;
+  const float* a;
+  const float* b;
+  float* c;
+  float alpha, beta;
+  GemmEpilogue<float> epilogue;
+};
+}  // namespace scalelab::gemm_packed_detail
+#endif
+
+HWY_BEFORE_NAMESPACE();
+namespace scalelab {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+using DF = hn::ScalableTag<float>;
+using gemm_packed_detail::Call;
+
+// R: rows of the micro-tile. 12 × 2 vectors of accumulators where there are 32 vector registers
+// (AVX-512), 6 × 2 where there are 16 (AVX2, SSE4): 2R accumulators, 2 B vectors and one broadcast.
+#if (HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3) || HWY_ARCH_ARM_A64
+constexpr size_t kRows = 12;
+#else
+constexpr size_t kRows = 6;
+#endif
+constexpr size_t kMaxDepth = 256;     // KC: a B panel kc × W (32 KiB at W = 32) stays in L1
+constexpr size_t kBlockRows = 144;    // MC: a multiple of 12 and 6; A block 144 × kc (144 KiB: L2)
+constexpr size_t kBlockCols = 1024;   // NC: B block kc × 1024 (1 MiB: L2 / L3)
+
+size_t PanelWidth() { return 2 * hn::Lanes(DF()); }  // W
+
+// Where a micro-tile's sums go: for a full tile (R × W inside C) straight into C, row by row from
+// the registers (Update below); for an edge tile into `tile` (row stride W), which UpdateEdge adds
+// to C element by element.
+struct TileTarget {
+  const Call* g;
+  size_t i, j;        // the tile's first row (of the band) and column
+  bool first, last;   // the first / last depth block
+  float* edge_tile;   // null for a full tile
+};
+
+// C[i + r, j + h .. + L) from the sums v of a tile row: the first depth block sets
+// C = alpha·v + beta·C (C unread when beta = 0), later ones add alpha·v; the last one then applies
+// the epilogue (bias, ReLU with NaN and -0 kept, the ReLU-gradient mask).
+HWY_INLINE void Update(const TileTarget& t, size_t r, size_t h, hn::Vec<DF> v) {
+  const DF d;
+  const Call& g = *t.g;
+  float* c = g.c + (t.i + r) * g.ldc + t.j + h;
+  if (g.alpha != 1.0f) v = hn::Mul(v, hn::Set(d, g.alpha));
+  if (!t.first) v = hn::Add(hn::LoadU(d, c), v);
+  else if (g.beta != 0.0f) v = hn::MulAdd(hn::Set(d, g.beta), hn::LoadU(d, c), v);
+  if (t.last) {
+    const GemmEpilogue<float>& e = g.epilogue;
+    const auto zero = hn::Zero(d);
+    if (e.bias) v = hn::Add(v, hn::LoadU(d, e.bias + t.j + h));
+    if (e.relu) v = hn::IfThenElse(hn::Lt(v, zero), zero, v);
+    if (e.keep_where_positive) {
+      const float* keep = e.keep_where_positive + (t.i + r) * g.n + t.j + h;
+      v = hn::IfThenElse(hn::Gt(hn::LoadU(d, keep), zero), v, zero);
+    }
+  }
+  hn::StoreU(v, d, c);
+}
+
+// The scalar Update for the rows × cols of an edge tile.
+HWY_INLINE void UpdateEdge(const TileTarget& t, size_t rows, size_t cols) {
+  const Call& g = *t.g;
+  const GemmEpilogue<float>& e = g.epilogue;
+  const size_t W = 2 * hn::Lanes(DF());
+  for (size_t r = 0; r < rows; ++r) {
+    float* crow = g.c + (t.i + r) * g.ldc + t.j;
+    const float* keep = e.keep_where_positive ? e.keep_where_positive + (t.i + r) * g.n + t.j : nullptr;
+    for (size_t c = 0; c < cols; ++c) {
+      float v = t.edge_tile[r * W + c];
+      if (g.alpha != 1.0f) v *= g.alpha;
+      if (!t.first) v = crow[c] + v;
+      else if (g.beta != 0.0f) v = g.beta * crow[c] + v;
+      if (t.last) {
+        if (e.bias) v += e.bias[t.j + c];
+        if (e.relu && v < 0.0f) v = 0.0f;
+        if (keep && !(keep[c] > 0.0f)) v = 0.0f;
+      }
+      crow[c] = v;
+    }
+  }
+}
+
+// The M × W tile sum_{p < kc} A(r, p) · Bp[p × W + c] to its target, with A(r, p) =
+// a[r · a_row + p · a_col]: the A panel packed (a_row = 1, a_col = R) or read in place
+// (a_row = lda, a_col = 1).
+template <size_t M, bool kPackedA = false>
+HWY_INLINE void MicroKernel(size_t kc, const float* HWY_RESTRICT a, size_t a_row_in, size_t a_col_in,
+                            const float* HWY_RESTRICT bp, const TileTarget& target) {
+  // A packed: the strides are constants, so every broadcast is one addressing mode off one pointer
+  const size_t a_row = kPackedA ? 1 : a_row_in, a_col = kPackedA ? kRows : a_col_in;
+  const DF d;
+  const size_t L = hn::Lanes(d), W = 2 * L;
+#define SL_DECLARE(m) auto c##m##_0 = hn::Zero(d), c##m##_1 = hn::Zero(d);
+#define SL_ROW(m)                                     \
+  if constexpr (M > m) {                              \
+    const auto am = hn::Set(d, ak[m * a_row]);        \
+    c##m##_0 = hn::MulAdd(am, b0, c##m##_0);          \
+    c##m##_1 = hn::MulAdd(am, b1, c##m##_1);          \
+  }
+#define SL_STORE(m)                                             \
+  if constexpr (M > m) {                                        \
+    if (target.edge_tile) {                                     \
+      hn::Store(c##m##_0, d, target.edge_tile + m * W);         \
+      hn::Store(c##m##_1, d, target.edge_tile + m * W + L);     \
+    } else {                                                    \
+      Update(target, m, 0, c##m##_0);                           \
+      Update(target, m, L, c##m##_1);                           \
+    }                                                           \
+  }
+#define SL_ALL(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11)
+  SL_ALL(SL_DECLARE)
+  size_t p = 0;
+  for (; p + 2 <= kc; p += 2) {  // unrolled by 2: less loop overhead on the FMA ports
+    {
+      const auto b0 = hn::Load(d, bp + p * W), b1 = hn::Load(d, bp + p * W + L);
+      const float* ak = a + p * a_col;
+      SL_ALL(SL_ROW)
+    }
+    {
+      const auto b0 = hn::Load(d, bp + (p + 1) * W), b1 = hn::Load(d, bp + (p + 1) * W + L);
+      const float* ak = a + (p + 1) * a_col;
+      SL_ALL(SL_ROW)
+    }
+  }
+  if (p < kc) {
+    const auto b0 = hn::Load(d, bp + p * W), b1 = hn::Load(d, bp + p * W + L);
+    const float* ak = a + p * a_col;
+    SL_ALL(SL_ROW)
+  }
+  SL_ALL(SL_STORE)
+#undef SL_ALL
+#undef SL_STORE
+#undef SL_ROW
+#undef SL_DECLARE
+}
+
+// MicroKernel<rows> for 1 <= rows <= M (the last rows of an A read in place).
+template <size_t M>
+HWY_INLINE void MicroKernelRows(size_t rows, size_t kc, const float* a, size_t a_row, size_t a_col,
+                                const float* bp, const TileTarget& target) {
+  if constexpr (M > 0) {
+    if (rows == M) return MicroKernel<M>(kc, a, a_row, a_col, bp, target);
+    MicroKernelRows<M - 1>(rows, kc, a, a_row, a_col, bp, target);
+  }
+}
+
+// Packs op(B)[p0 : p0 + kc, j0 : j0 + nc] into panels of W columns: panel q holds columns
+// j0 + qW .. as bp[q · kc · W + p · W + c]; columns past nc are zero.
+void PackB(const Call& g, size_t p0, size_t kc, size_t j0, size_t nc, float* HWY_RESTRICT bp) {
+  const size_t W = PanelWidth();
+  for (size_t q = 0; q * W < nc; ++q) {
+    float* panel = bp + q * kc * W;
+    const size_t cols = std::min(W, nc - q * W), col0 = j0 + q * W;
+    if (!g.trans_b) {  // B stored k × n: each panel row is a contiguous run
+      for (size_t p = 0; p < kc; ++p) {
+        const float* src = g.b + (p0 + p) * g.ldb + col0;
+        float* dst = panel + p * W;
+        std::memcpy(dst, src, cols * sizeof(float));
+        std::fill(dst + cols, dst + W, 0.0f);
+      }
+    } else {  // B stored n × k: column c of the panel is a contiguous run of row col0 + c
+      for (size_t c = 0; c < cols; ++c) {
+        const float* src = g.b + (col0 + c) * g.ldb + p0;
+        for (size_t p = 0; p < kc; ++p) panel[p * W + c] = src[p];
+      }
+      for (size_t c = cols; c < W; ++c)
+        for (size_t p = 0; p < kc; ++p) panel[p * W + c] = 0.0f;
+    }
+  }
+}
+
+// Packs op(A)[i0 : i0 + mc, p0 : p0 + kc] for A stored transposed (k × m): panel r holds rows
+// i0 + rR .. as ap[r · kc · R + p · R + i]; rows past mc are zero.
+void PackTransposedA(const Call& g, size_t i0, size_t mc, size_t p0, size_t kc,
+                     float* HWY_RESTRICT ap) {
+  for (size_t r = 0; r * kRows < mc; ++r) {
+    float* panel = ap + r * kc * kRows;
+    const size_t rows = std::min(kRows, mc - r * kRows);
+    for (size_t p = 0; p < kc; ++p) {
+      const float* src = g.a + (p0 + p) * g.lda + i0 + r * kRows;
+      float* dst = panel + p * kRows;
+      std::memcpy(dst, src, rows * sizeof(float));
+      std::fill(dst + rows, dst + kRows, 0.0f);
+    }
+  }
+}
+
+// Splits n into ceil(n / most) nearly equal blocks; block b is [n·b/blocks, n·(b+1)/blocks),
+// rounded to multiples of `unit` except the end.
+struct Blocks {
+  size_t n, count, unit;
+  Blocks(size_t n_, size_t most, size_t unit_) : n(n_), count((n_ + most - 1) / most), unit(unit_) {}
+  size_t begin(size_t b) const { return b == count ? n : std::min(n, (n * b / count + unit - 1) / unit * unit); }
+  size_t end(size_t b) const { return begin(b + 1); }
+};
+
+HWY_NOINLINE void GemmPacked(const Call& g) {
+  const size_t W = PanelWidth();
+  thread_local hwy::AlignedFreeUniquePtr<float[]> b_block, a_block;
+  thread_local size_t b_capacity = 0, a_capacity = 0;
+  const size_t b_need = kMaxDepth * std::min(kBlockCols, (g.n + W - 1) / W * W);
+  if (b_need > b_capacity) b_block = hwy::AllocateAligned<float>(b_need), b_capacity = b_need;
+  const bool pack_a = g.trans_a;  // a row-major A is read in place (measured faster than packing it)
+  if (pack_a && kMaxDepth * kBlockRows > a_capacity)
+    a_block = hwy::AllocateAligned<float>(kMaxDepth * kBlockRows), a_capacity = kMaxDepth * kBlockRows;
+  HWY_ALIGN float tile[kRows * 2 * HWY_MAX_BYTES / sizeof(float)];
+
+  const Blocks depth(g.k, kMaxDepth, 1), cols(g.n, kBlockCols, W), rows(g.m, kBlockRows, kRows);
+  for (size_t jb = 0; jb < cols.count; ++jb) {
+    const size_t j0 = cols.begin(jb), nc = cols.end(jb) - j0;
+    for (size_t pb = 0; pb < depth.count; ++pb) {
+      const size_t p0 = depth.begin(pb), kc = depth.end(pb) - p0;
+      const bool first = pb == 0, last = pb + 1 == depth.count;
+      PackB(g, p0, kc, j0, nc, b_block.get());
+      for (size_t ib = 0; ib < rows.count; ++ib) {
+        const size_t i0 = rows.begin(ib), mc = rows.end(ib) - i0;
+        if (pack_a) PackTransposedA(g, i0, mc, p0, kc, a_block.get());
+        for (size_t q = 0; q * W < nc; ++q) {
+          const float* bp = b_block.get() + q * kc * W;
+          const size_t j = j0 + q * W, tile_cols = std::min(W, nc - q * W);
+          for (size_t r = 0; r < mc; r += kRows) {
+            const size_t tile_rows = std::min(kRows, mc - r);
+            const bool edge = tile_rows < kRows || tile_cols < W;
+            const TileTarget target{&g, i0 + r, j, first, last, edge ? tile : nullptr};
+            if (pack_a) {
+              MicroKernel<kRows, true>(kc, a_block.get() + r * kc, 1, kRows, bp, target);
+            } else {
+              const float* a = g.a + (i0 + r) * g.lda + p0;
+              if (tile_rows == kRows) MicroKernel<kRows>(kc, a, g.lda, 1, bp, target);
+              else MicroKernelRows<kRows - 1>(tile_rows, kc, a, g.lda, 1, bp, target);
+            }
+            if (edge) UpdateEdge(target, tile_rows, tile_cols);
+          }
+        }
+      }
+    }
+  }
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace scalelab
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace scalelab {
+
+HWY_EXPORT(GemmPacked);
+
+void gemm_packed_f32(const GemmShape& s, const float* a, const float* b, float* c, float alpha,
+                     float beta, const GemmEpilogue<float>& epilogue) {
+  SL_CHECK(s.m > 0 && s.n > 0 && s.k > 0 && s.lda > 0 && s.ldb > 0 && s.ldc > 0,
+           "gemm_packed_f32: sizes and strides must be positive, got m=", s.m, " n=", s.n, " k=",
+           s.k, " lda=", s.lda, " ldb=", s.ldb, " ldc=", s.ldc);
+  apply_simd_environment();
+  const gemm_packed_detail::Call call{static_cast<size_t>(s.m), static_cast<size_t>(s.n),
+                                      static_cast<size_t>(s.k), s.trans_a, s.trans_b,
+                                      static_cast<size_t>(s.lda), static_cast<size_t>(s.ldb),
+                                      static_cast<size_t>(s.ldc), a, b, c, alpha, beta, epilogue};
+  HWY_DYNAMIC_DISPATCH(GemmPacked)(call);
+}
+
+}  // namespace scalelab
+#endif  // HWY_ONCE
