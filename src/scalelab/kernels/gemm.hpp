@@ -1,7 +1,8 @@
 // kernels/gemm: C = alpha · op(A) · op(B) + beta · C, row-major, with leading dimensions.
 //
-// float goes through oneDNN's matmul, C's rows split into one band per thread (gemm.cpp); not
-// OpenBLAS, which Debian's 0.3.21 runs at ~0.1 of the peak here (docs/performance.md). double
+// float goes through oneDNN's matmul (or scalelab's own packed GEMM: GemmLibrary below), C's rows
+// split into one band per thread (gemm.cpp); not OpenBLAS, which Debian's 0.3.21 runs at ~0.1 of
+// the peak here (docs/performance.md). double
 // (the finite-difference checks) and gemm_ref use a plain triple loop.
 //
 // Matmul precision (PyTorch's torch.set_float32_matmul_precision, "medium" = bf16): with
