@@ -19,6 +19,7 @@
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 #include "hwy/highway.h"
 #include "hwy/contrib/math/math-inl.h"
+#include "scalelab/kernels/micro_tile-inl.hpp"
 #include "scalelab/core/parallel.hpp"
 #include "scalelab/core/tensor.hpp"
 #include "scalelab/kernels/simd_dispatch.hpp"
@@ -32,70 +33,29 @@ using DF = hn::ScalableTag<float>;
 
 constexpr size_t kTileRows = 48;  // Br: query rows per tile (a multiple of the 6-row micro-tile)
 
-size_t PanelWidth() { return 2 * hn::Lanes(DF()); }  // W: columns of one micro-tile
+HWY_INLINE size_t PanelWidth() { return MicroTileWidth(); }  // W: columns of one micro-tile
 size_t TileCols() { return std::max<size_t>(128, PanelWidth()); }  // Bc: keys per tile
 size_t RoundUp(size_t n, size_t m) { return (n + m - 1) / m * m; }
 
-// Rows of the micro-tile: 12 × 2 vectors of accumulators where there are 32 vector registers
-// (AVX-512, NEON, SVE), 6 × 2 where there are 16 (AVX2, SSE4).
-#if (HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3) || HWY_ARCH_ARM_A64
-constexpr int kMicroRows = 12;
-#else
-constexpr int kMicroRows = 6;
-#endif
-
 // C[M × W] (= or +=) sum_k A(m, k) B[k, 0:W] with A(m, k) = A[m·a_row + k·a_col]; W = 2 vectors.
-template <int M>
+template <size_t M>
 HWY_INLINE void MicroTile(size_t K, const float* HWY_RESTRICT A, size_t a_row, size_t a_col,
                           const float* HWY_RESTRICT B, size_t ldb, float* HWY_RESTRICT C,
                           size_t ldc, bool accumulate) {
   const DF d;
   const size_t L = hn::Lanes(d);
-#define SL_DECLARE(m) auto c##m##_0 = hn::Zero(d), c##m##_1 = hn::Zero(d);
-#define SL_ROW(m)                                      \
-  if constexpr (M > m) {                               \
-    const auto am = hn::Set(d, a[m * a_row]);          \
-    c##m##_0 = hn::MulAdd(am, b0, c##m##_0);           \
-    c##m##_1 = hn::MulAdd(am, b1, c##m##_1);           \
-  }
-#define SL_STORE(m)                                         \
-  if constexpr (M > m) {                                    \
-    float* c = C + m * ldc;                                 \
-    if (accumulate) {                                       \
-      c##m##_0 = hn::Add(c##m##_0, hn::LoadU(d, c));        \
-      c##m##_1 = hn::Add(c##m##_1, hn::LoadU(d, c + L));    \
-    }                                                       \
-    hn::StoreU(c##m##_0, d, c);                             \
-    hn::StoreU(c##m##_1, d, c + L);                         \
-  }
-#define SL_ALL(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11)
-  SL_ALL(SL_DECLARE)
-  size_t k = 0;
-  for (; k + 2 <= K; k += 2) {  // unrolled by 2: less loop overhead on the FMA ports
-    {
-      const auto b0 = hn::LoadU(d, B + k * ldb), b1 = hn::LoadU(d, B + k * ldb + L);
-      const float* a = A + k * a_col;
-      SL_ALL(SL_ROW)
+  MicroTileSums<M>(K, A, a_row, a_col, B, ldb, [&](size_t m, auto sum_0, auto sum_1) {
+    float* c = C + m * ldc;
+    if (accumulate) {
+      sum_0 = hn::Add(sum_0, hn::LoadU(d, c));
+      sum_1 = hn::Add(sum_1, hn::LoadU(d, c + L));
     }
-    {
-      const auto b0 = hn::LoadU(d, B + (k + 1) * ldb), b1 = hn::LoadU(d, B + (k + 1) * ldb + L);
-      const float* a = A + (k + 1) * a_col;
-      SL_ALL(SL_ROW)
-    }
-  }
-  if (k < K) {
-    const auto b0 = hn::LoadU(d, B + k * ldb), b1 = hn::LoadU(d, B + k * ldb + L);
-    const float* a = A + k * a_col;
-    SL_ALL(SL_ROW)
-  }
-  SL_ALL(SL_STORE)
-#undef SL_ALL
-#undef SL_STORE
-#undef SL_ROW
-#undef SL_DECLARE
+    hn::StoreU(sum_0, d, c);
+    hn::StoreU(sum_1, d, c + L);
+  });
 }
 
-template <int M>
+template <size_t M>
 HWY_INLINE void MicroTileRemainder(size_t rows, size_t K, const float* A, size_t a_row,
                                    size_t a_col, const float* B, size_t ldb, float* C, size_t ldc,
                                    bool accumulate) {

@@ -16,6 +16,7 @@
 #include "hwy/highway.h"
 #include "scalelab/core/error.hpp"
 #include "scalelab/kernels/gemm_packed.hpp"
+#include "scalelab/kernels/micro_tile-inl.hpp"
 #include "scalelab/kernels/simd_dispatch.hpp"
 
 #ifndef SCALELAB_GEMM_PACKED_CALL  // this file is compiled once per target: define the struct once
@@ -41,19 +42,13 @@ namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 using DF = hn::ScalableTag<float>;
 using gemm_packed_detail::Call;
+namespace {  // this file's helpers: other kernels' files share the per-target namespace
 
-// R: rows of the micro-tile. 12 × 2 vectors of accumulators where there are 32 vector registers
-// (AVX-512), 6 × 2 where there are 16 (AVX2, SSE4): 2R accumulators, 2 B vectors and one broadcast.
-#if (HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3) || HWY_ARCH_ARM_A64
-constexpr size_t kRows = 12;
-#else
-constexpr size_t kRows = 6;
-#endif
+constexpr size_t kRows = kMicroRows;  // R (micro_tile-inl.hpp)
 constexpr size_t kMaxDepth = 256;     // KC: a B panel kc × W (32 KiB at W = 32) stays in L1
 constexpr size_t kBlockRows = 144;    // MC: a multiple of 12 and 6; A block 144 × kc (144 KiB: L2)
 constexpr size_t kBlockCols = 1024;   // NC: B block kc × 1024 (1 MiB: L2 / L3)
 
-size_t PanelWidth() { return 2 * hn::Lanes(DF()); }  // W
 
 // Where a micro-tile's sums go: for a full tile (R × W inside C) straight into C, row by row from
 // the registers (Update below); for an edge tile into `tile` (row stride W), which UpdateEdge adds
@@ -121,48 +116,15 @@ HWY_INLINE void MicroKernel(size_t kc, const float* HWY_RESTRICT a, size_t a_row
   const size_t a_row = kPackedA ? 1 : a_row_in, a_col = kPackedA ? kRows : a_col_in;
   const DF d;
   const size_t L = hn::Lanes(d), W = 2 * L;
-#define SL_DECLARE(m) auto c##m##_0 = hn::Zero(d), c##m##_1 = hn::Zero(d);
-#define SL_ROW(m)                                     \
-  if constexpr (M > m) {                              \
-    const auto am = hn::Set(d, ak[m * a_row]);        \
-    c##m##_0 = hn::MulAdd(am, b0, c##m##_0);          \
-    c##m##_1 = hn::MulAdd(am, b1, c##m##_1);          \
-  }
-#define SL_STORE(m)                                             \
-  if constexpr (M > m) {                                        \
-    if (target.edge_tile) {                                     \
-      hn::Store(c##m##_0, d, target.edge_tile + m * W);         \
-      hn::Store(c##m##_1, d, target.edge_tile + m * W + L);     \
-    } else {                                                    \
-      Update(target, m, 0, c##m##_0);                           \
-      Update(target, m, L, c##m##_1);                           \
-    }                                                           \
-  }
-#define SL_ALL(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11)
-  SL_ALL(SL_DECLARE)
-  size_t p = 0;
-  for (; p + 2 <= kc; p += 2) {  // unrolled by 2: less loop overhead on the FMA ports
-    {
-      const auto b0 = hn::Load(d, bp + p * W), b1 = hn::Load(d, bp + p * W + L);
-      const float* ak = a + p * a_col;
-      SL_ALL(SL_ROW)
+  MicroTileSums<M>(kc, a, a_row, a_col, bp, W, [&](size_t m, auto sum_0, auto sum_1) {
+    if (target.edge_tile) {
+      hn::Store(sum_0, d, target.edge_tile + m * W);
+      hn::Store(sum_1, d, target.edge_tile + m * W + L);
+    } else {
+      Update(target, m, 0, sum_0);
+      Update(target, m, L, sum_1);
     }
-    {
-      const auto b0 = hn::Load(d, bp + (p + 1) * W), b1 = hn::Load(d, bp + (p + 1) * W + L);
-      const float* ak = a + (p + 1) * a_col;
-      SL_ALL(SL_ROW)
-    }
-  }
-  if (p < kc) {
-    const auto b0 = hn::Load(d, bp + p * W), b1 = hn::Load(d, bp + p * W + L);
-    const float* ak = a + p * a_col;
-    SL_ALL(SL_ROW)
-  }
-  SL_ALL(SL_STORE)
-#undef SL_ALL
-#undef SL_STORE
-#undef SL_ROW
-#undef SL_DECLARE
+  });
 }
 
 // MicroKernel<rows> for 1 <= rows <= M (the last rows of an A read in place).
@@ -178,7 +140,7 @@ HWY_INLINE void MicroKernelRows(size_t rows, size_t kc, const float* a, size_t a
 // Packs op(B)[p0 : p0 + kc, j0 : j0 + nc] into panels of W columns: panel q holds columns
 // j0 + qW .. as bp[q · kc · W + p · W + c]; columns past nc are zero.
 void PackB(const Call& g, size_t p0, size_t kc, size_t j0, size_t nc, float* HWY_RESTRICT bp) {
-  const size_t W = PanelWidth();
+  const size_t W = MicroTileWidth();
   for (size_t q = 0; q * W < nc; ++q) {
     float* panel = bp + q * kc * W;
     const size_t cols = std::min(W, nc - q * W), col0 = j0 + q * W;
@@ -226,7 +188,7 @@ struct Blocks {
 };
 
 HWY_NOINLINE void GemmPacked(const Call& g) {
-  const size_t W = PanelWidth();
+  const size_t W = MicroTileWidth();
   thread_local hwy::AlignedFreeUniquePtr<float[]> b_block, a_block;
   thread_local size_t b_capacity = 0, a_capacity = 0;
   const size_t b_need = kMaxDepth * std::min(kBlockCols, (g.n + W - 1) / W * W);
@@ -268,6 +230,7 @@ HWY_NOINLINE void GemmPacked(const Call& g) {
   }
 }
 
+}  // namespace
 }  // namespace HWY_NAMESPACE
 }  // namespace scalelab
 HWY_AFTER_NAMESPACE();
