@@ -229,9 +229,8 @@ void banded_packed(const GemmShape& s, const Strides& st, const float* a, const 
   in_bands(resolved, st, sizeof(float), a, c, epilogue,
            [&](const GemmShape& band, const void* a_band, float* c_band,
                const GemmEpilogue<float>& band_epilogue) {
-             if (band.m > 0)
-               gemm_packed_f32(band, static_cast<const float*>(a_band), b, c_band, alpha, beta,
-                               band_epilogue);
+             gemm_packed_f32(band, static_cast<const float*>(a_band), b, c_band, alpha, beta,
+                             band_epilogue);
            });
 }
 

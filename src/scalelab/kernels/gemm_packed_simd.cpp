@@ -49,9 +49,8 @@ constexpr size_t kMaxDepth = 256;     // KC: a B panel kc × W (32 KiB at W = 32
 constexpr size_t kBlockRows = 144;    // MC: a multiple of 12 and 6; A block 144 × kc (144 KiB: L2)
 constexpr size_t kBlockCols = 1024;   // NC: B block kc × 1024 (1 MiB: L2 / L3)
 
-
 // Where a micro-tile's sums go: for a full tile (R × W inside C) straight into C, row by row from
-// the registers (Update below); for an edge tile into `tile` (row stride W), which UpdateEdge adds
+// the registers (Update below); for an edge tile into `edge_tile` (row stride W), which UpdateEdge adds
 // to C element by element.
 struct TileTarget {
   const Call* g;
