@@ -1,20 +1,27 @@
 #!/usr/bin/python3
-"""Where a training step's time goes: perf samples of train_step_bench, grouped by operation.
+"""Where a training step's time goes: perf samples of the standard step, grouped by operation.
 
-Runs `perf record -e cpu-clock -g` on one train_step_bench configuration (1 thread by default), then
-walks each sample's call stack from the leaf up and charges the sample to the first frame that names
-an operation (so a memmove inside the flash kernel counts as attention). oneDNN's JIT code has no
-symbols or frame pointers: a leaf in JIT code or libdnnl is GEMM. Samples are counted only while the
-process runs, so the shares hold on a loaded machine too (the absolute time does not).
+Runs `perf record -e cpu-clock -g -k CLOCK_MONOTONIC` on bench/train_step_loop (1 thread by default)
+and keeps only the samples inside the steady window the loop prints (after construction and warm-up,
+whose first-touch page faults and initialisation are not a step's work). Each sample's call stack is
+walked from the leaf up and the sample is charged to the first frame that names an operation (so a
+memmove inside the flash kernel counts as attention). oneDNN's JIT code has no symbols or frame
+pointers: a leaf in JIT code or libdnnl is GEMM. Samples are counted only while the process runs,
+so the shares hold on a loaded machine too (the absolute time does not).
+
+Then the rates: the step's linear-map flops over the GEMMs' share of its CPU time, and the attention
+flops over attention's share (model/flops.hpp counts both), as GFLOP/s per CPU-second and as a
+fraction of the FMA peak measured in the same run (train_step_bench's fma_peak).
 
 With --top N, also lists the N leaf functions that take the most samples outside GEMM and attention
 (where the per-step overhead is).
 
-Usage: bench/op_breakdown.py [--build build] [--config small] [--threads 1] [--precision 0] [--seconds 3]
-                             [--top 0]
+Usage: bench/op_breakdown.py [--build build] [--config small] [--threads 1] [--precision f32]
+                             [--seconds 3] [--top 0]
 """
 import argparse
 import collections
+import json
 import os
 import re
 import subprocess
@@ -52,48 +59,86 @@ def classify(stack):
     return "other: scalelab glue"
 
 
+def fma_peak(build, threads):
+    """The FP32 FMA peak at `threads` threads (flop/s, all threads), from train_step_bench."""
+    bench = os.path.join(build, "bench", "train_step_bench")
+    out = subprocess.run([bench, f"--benchmark_filter=^fma_peak/{threads}/", "--benchmark_format=json",
+                          "--benchmark_repetitions=3"], capture_output=True, text=True, check=True).stdout
+    runs = [b["flops"] for b in json.loads(out)["benchmarks"] if b.get("run_type") == "iteration"]
+    if not runs:
+        raise SystemExit(f"op_breakdown: train_step_bench measured no fma_peak at {threads} thread(s)")
+    return max(runs)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--build", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "build"))
     ap.add_argument("--config", default="small")
     ap.add_argument("--threads", type=int, default=1)
-    ap.add_argument("--precision", type=int, default=0, help="0 f32 GEMMs, 1 bf16")
+    ap.add_argument("--precision", default="f32", choices=["f32", "bf16"], help="train.matmul_precision")
     ap.add_argument("--seconds", type=float, default=3.0)
     ap.add_argument("--top", type=int, default=0, help="list the N costliest leaf functions outside GEMM + attention")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         data = os.path.join(tmp, "perf.data")
-        bench = os.path.join(args.build, "bench", "train_step_bench")
+        loop = os.path.join(args.build, "bench", "train_step_loop")
         env = dict(os.environ, OMP_NUM_THREADS=str(args.threads))
-        subprocess.run(["perf", "record", "-q", "-e", "cpu-clock", "-F", "4000", "-g", "-o", data, bench,
-                        f"--benchmark_filter=train_step/{args.config}/{args.threads}/{args.precision}/",
-                        f"--benchmark_min_time={args.seconds}"], env=env, check=True,
-                       stdout=subprocess.DEVNULL)
-        script = subprocess.run(["perf", "script", "-i", data, "-F", "ip,sym,dso"], capture_output=True,
-                                text=True, check=True).stdout
+        run = subprocess.run(["perf", "record", "-q", "-e", "cpu-clock", "-F", "4000", "-g", "-k",
+                              "CLOCK_MONOTONIC", "-o", data, loop, args.config, "--threads",
+                              str(args.threads), "--precision", args.precision, "--seconds",
+                              str(args.seconds)], env=env, check=True, stdout=subprocess.PIPE, text=True)
+        window = json.loads(run.stdout.strip().splitlines()[-1])
+        script = subprocess.run(["perf", "script", "-i", data, "-F", "time,ip,sym,dso", "--ns"],
+                                capture_output=True, text=True, check=True).stdout
+    begin, end = window["steady_begin_ns"] * 1e-9, window["steady_end_ns"] * 1e-9
     counts = collections.Counter()
     leaves = collections.Counter()
     for block in script.split("\n\n"):
+        lines = block.strip().splitlines()
+        if not lines:
+            continue
+        stamp = re.search(r"([0-9]+\.[0-9]+):", lines[0])
+        if not stamp or not begin <= float(stamp.group(1)) <= end:
+            continue  # outside the steady window: construction, warm-up, exit
         stack = []
-        for line in block.strip().splitlines():
+        for line in lines[1:]:
             m = re.match(r"\s*[0-9a-f]+\s+(.*?)\s+\((.*)\)\s*$", line)
             if m:
                 stack.append((m.group(1), m.group(2)))
-        if not stack or any("_dl_" in s for s, _ in stack):
-            continue  # empty, or the dynamic loader at start-up
+        if not stack:
+            continue
         category = classify(stack)
         counts[category] += 1
         if category not in ("GEMM (oneDNN)", "attention (flash)"):
             leaves[(category, stack[0][0])] += 1
     total = sum(counts.values())
+    if total == 0:
+        raise SystemExit("op_breakdown: perf kept no sample inside the steady window; "
+                         "try a longer --seconds")
     core = counts["GEMM (oneDNN)"] + counts["attention (flash)"]
-    print(f"train_step/{args.config}, {args.threads} thread(s), precision {args.precision}: {total} samples")
+    step = window["seconds_per_step"]
+    print(f"train_step/{args.config}, {args.threads} thread(s), {args.precision}, {window['simd']}: "
+          f"{window['steps']} steady steps of {1e3 * step:.2f} ms, {total} samples")
     print("| operation | share of the step |")
     print("|---|---|")
     for name, n in counts.most_common():
         print(f"| {name} | {100.0 * n / total:.1f} % |")
     print(f"| **GEMM + attention** | **{100.0 * core / total:.1f} %** |")
     print(f"| **everything else (per-step overhead)** | **{100.0 * (total - core) / total:.1f} %** |")
+    peak = fma_peak(args.build, args.threads) / args.threads  # per CPU-second
+    cpu_seconds = step * args.threads
+    print()
+    print(f"FMA peak, same run: {peak / 1e9:.1f} GFLOP/s per CPU-second")
+    print("| part | matrix flops per step | GFLOP/s per CPU-second | fraction of the FMA peak |")
+    print("|---|---|---|---|")
+    parts = [("linear maps (GEMM)", window["linear_flops_per_step"], counts["GEMM (oneDNN)"]),
+             ("attention", window["attention_flops_per_step"], counts["attention (flash)"]),
+             ("whole step", window["flops_per_step"], total)]
+    for name, flops, n in parts:
+        if n == 0:
+            continue
+        rate = flops / (cpu_seconds * n / total)
+        print(f"| {name} | {flops / 1e9:.3f} G | {rate / 1e9:.1f} | {rate / peak:.2f} |")
     if args.top > 0:
         print()
         print("| leaf function (outside GEMM + attention) | category | share of the step |")

@@ -12,9 +12,11 @@
 #pragma once
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "scalelab/core/config_section.hpp"
+#include "scalelab/core/error.hpp"
 #include "scalelab/core/rng.hpp"
 #include "scalelab/model/config.hpp"
 #include "scalelab/model/transformer.hpp"
@@ -45,6 +47,16 @@ inline ModelConfig config_for(const BenchShape& s, double dropout) {
       {"tgt_vocab", s.vocab},       {"dropout", dropout},
       {"max_len", 256}};
   return parse_model_config(ConfigSection(&model, "model"));
+}
+
+// The standard configuration of a name, as the command lines of the bench programs give it.
+inline BenchShape shape_named(const std::string& name) {
+  if (name == "encoder_decoder") return kEncoderDecoder;
+  if (name == "decoder_only") return kDecoderOnly;
+  if (name == "large_decoder") return kLargeDecoder;
+  if (name == "small") return kSmall;
+  throw_error("configuration \"", name,
+              "\" is not one of encoder_decoder, decoder_only, large_decoder, small");
 }
 
 // One configuration's model, optimiser and batch; step() runs one training step.

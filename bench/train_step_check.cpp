@@ -15,22 +15,13 @@
 namespace scalelab {
 namespace {
 
-bench::BenchShape shape_named(const std::string& name) {
-  if (name == "encoder_decoder") return bench::kEncoderDecoder;
-  if (name == "decoder_only") return bench::kDecoderOnly;
-  if (name == "large_decoder") return bench::kLargeDecoder;
-  if (name == "small") return bench::kSmall;
-  throw_error("configuration \"", name,
-              "\" is not one of encoder_decoder, decoder_only, large_decoder, small");
-}
-
 int run(int argc, char** argv) {
   SL_CHECK(argc == 3 || argc == 4,
            "usage: train_step_check <encoder_decoder|decoder_only|large_decoder|small> "
            "<checkpoint-out> [steps]");
   const int steps = argc == 4 ? std::atoi(argv[3]) : 3;
   SL_CHECK(steps >= 1 && steps <= 100, "steps = ", argv[3], " is not allowed: use 1 to 100");
-  const bench::BenchShape shape = shape_named(argv[1]);
+  const bench::BenchShape shape = bench::shape_named(argv[1]);
   bench::StandardStep standard(shape);
   const Json model_json = model_config_to_json(standard.model().config());
   save_checkpoint(argv[2], standard.model(), Json{{"model", model_json}}, 0);

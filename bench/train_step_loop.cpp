@@ -1,0 +1,117 @@
+// The standard training step (bench/standard_step.hpp) in a plain loop, for profilers: it builds the
+// model, runs warm-up steps (the first touches every buffer), then steps for the time asked and
+// prints one JSON object naming the steady window in CLOCK_MONOTONIC nanoseconds. A profiler that
+// stamps its samples with the same clock (`perf record -k CLOCK_MONOTONIC`) keeps only the samples
+// inside the window, so construction, first-touch page faults and warm-up are not charged to the
+// step (bench/op_breakdown.py does this). The matrix flops of one step (model/flops.hpp) come with it,
+// split into linear maps and attention, so a profile's shares become rates.
+//
+// Usage: train_step_loop <encoder_decoder|decoder_only|large_decoder|small>
+//                        [--threads N] [--precision f32|bf16] [--seconds S] [--warmup N]
+#include <time.h>
+
+#include <cstdlib>
+#include <iostream>
+#include <string>
+
+#include "scalelab/core/error.hpp"
+#include "scalelab/core/parallel.hpp"
+#include "scalelab/kernels/gemm.hpp"
+#include "scalelab/kernels/simd_dispatch.hpp"
+#include "scalelab/model/flops.hpp"
+#include "standard_step.hpp"
+
+namespace scalelab {
+namespace {
+
+constexpr const char* kUsage =
+    "usage: train_step_loop <encoder_decoder|decoder_only|large_decoder|small> [--threads N] "
+    "[--precision f32|bf16] [--seconds S] [--warmup N]";
+
+int64_t monotonic_ns() {
+  timespec t{};
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return int64_t{t.tv_sec} * 1'000'000'000 + t.tv_nsec;
+}
+
+// The value after a flag, parsed whole, within [lo, hi]; one error line otherwise.
+double number_after(int argc, char** argv, int& i, double lo, double hi) {
+  const std::string flag = argv[i];
+  SL_CHECK(i + 1 < argc, flag, " needs a value; ", kUsage);
+  const std::string text = argv[++i];
+  char* end = nullptr;
+  const double value = std::strtod(text.c_str(), &end);
+  SL_CHECK(!text.empty() && end == text.c_str() + text.size() && value >= lo && value <= hi, flag,
+           " = \"", text, "\" is not allowed: use a number from ", lo, " to ", hi);
+  return value;
+}
+
+int run(int argc, char** argv) {
+  SL_CHECK(argc >= 2, kUsage);
+  const std::string config = argv[1];
+  if (config == "--help" || config == "-h") {
+    std::cout << kUsage << "\n";
+    return 0;
+  }
+  const bench::BenchShape shape = bench::shape_named(config);
+  int threads = 1, warmup = 2;
+  double seconds = 3.0;
+  MatmulPrecision precision = MatmulPrecision::f32;
+  for (int i = 2; i < argc; ++i) {
+    const std::string flag = argv[i];
+    if (flag == "--threads") {
+      threads = static_cast<int>(number_after(argc, argv, i, 1, 1024));
+    } else if (flag == "--seconds") {
+      seconds = number_after(argc, argv, i, 0.01, 3600);
+    } else if (flag == "--warmup") {
+      warmup = static_cast<int>(number_after(argc, argv, i, 1, 100));
+    } else if (flag == "--precision") {
+      SL_CHECK(i + 1 < argc, "--precision needs a value; ", kUsage);
+      const std::string value = argv[++i];
+      SL_CHECK(value == "f32" || value == "bf16", "--precision = \"", value,
+               "\" is not allowed: use f32 or bf16");
+      precision = value == "bf16" ? MatmulPrecision::bf16 : MatmulPrecision::f32;
+    } else {
+      throw_error("unknown argument \"", flag, "\"; ", kUsage);
+    }
+  }
+  set_num_threads(threads);
+  const ScopedMatmulPrecision matmul(precision);
+  bench::StandardStep standard(shape);
+  for (int s = 0; s < warmup; ++s) standard.step();
+  const int64_t begin = monotonic_ns();
+  const int64_t budget = static_cast<int64_t>(seconds * 1e9);
+  int64_t steps = 0, end = begin;
+  while (end - begin < budget || steps == 0) {
+    standard.step();
+    ++steps;
+    end = monotonic_ns();
+  }
+  const StepFlops flops =
+      step_flops(standard.model().config(), {shape.batch, shape.src_len, shape.tgt_len});
+  const Json out = {{"config", config},
+                    {"threads", num_threads()},
+                    {"precision", precision == MatmulPrecision::bf16 ? "bf16" : "f32"},
+                    {"simd", simd_target()},
+                    {"steps", steps},
+                    {"steady_begin_ns", begin},
+                    {"steady_end_ns", end},
+                    {"seconds_per_step", 1e-9 * static_cast<double>(end - begin) / steps},
+                    {"linear_flops_per_step", 3.0 * flops.linear_forward},
+                    {"attention_flops_per_step", 3.5 * flops.attention_forward},
+                    {"flops_per_step", flops.training()}};
+  std::cout << out.dump() << "\n";
+  return 0;
+}
+
+}  // namespace
+}  // namespace scalelab
+
+int main(int argc, char** argv) {
+  try {
+    return scalelab::run(argc, argv);
+  } catch (const std::exception& e) {
+    std::cerr << "train_step_loop: " << e.what() << "\n";
+    return 2;
+  }
+}
