@@ -83,6 +83,33 @@ HWY_INLINE void MicroTileSums(size_t K, const float* HWY_RESTRICT A, size_t a_ro
 #undef SL_DECLARE
 }
 
+// The same product one vector wide (W = 1 vector): sums[m, 0 : L], for the last vector of a width
+// that is a multiple of L but not of 2L (a head of 16 dimensions on AVX-512 would otherwise be
+// padded to 32 and half of every product wasted). store(m, sum).
+template <size_t M, class Store>
+HWY_INLINE void MicroTileSums1(size_t K, const float* HWY_RESTRICT A, size_t a_row, size_t a_col,
+                               const float* HWY_RESTRICT B, size_t ldb, const Store& store) {
+  static_assert(M >= 1 && M <= 12, "a micro-tile has 1 to 12 rows");
+  const hn::ScalableTag<float> d;
+#define SL_DECLARE(m) auto c##m = hn::Zero(d);
+#define SL_ROW(m) \
+  if constexpr (M > m) c##m = hn::MulAdd(hn::Set(d, ak[m * a_row]), b0, c##m);
+#define SL_STORE(m) \
+  if constexpr (M > m) store(size_t{m}, c##m);
+#define SL_ALL(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11)
+  SL_ALL(SL_DECLARE)
+  for (size_t k = 0; k < K; ++k) {
+    const auto b0 = hn::LoadU(d, B + k * ldb);
+    const float* ak = A + k * a_col;
+    SL_ALL(SL_ROW)
+  }
+  SL_ALL(SL_STORE)
+#undef SL_ALL
+#undef SL_STORE
+#undef SL_ROW
+#undef SL_DECLARE
+}
+
 }  // namespace HWY_NAMESPACE
 }  // namespace scalelab
 HWY_AFTER_NAMESPACE();
