@@ -4,7 +4,7 @@
 Peers (bench/peers/setup.sh installs them into a virtual environment, build/peers-venv):
 PyTorch 2 eager, PyTorch 2 torch.compile, and JAX jit, each a port of the same step
 (bench/peers/peer_step.py: the model read from scalelab's initial checkpoint, the same batch,
-loss, clipping and Adam, dropout off, f32). For each configuration and thread count: the FP32 FMA
+loss, clipping and Adam, dropout off). For each configuration and thread count: the FP32 FMA
 peak (train_step_bench's fma_peak, in the same run), scalelab (train_step_bench, median of
 --repeats), then each peer (median of --repeats timed steps). Per engine: target tokens/s, model
 GFLOP/s as a fraction of the FMA peak (read before and after the engines of a thread count, the
@@ -15,10 +15,15 @@ after 3 steps; every peer process first runs the same 3 steps from those weights
 them must agree with scalelab's to --tolerance relative (1e-4), else the script fails (exit 1)
 after printing the table.
 
-bf16: measured only where scalelab's matmul probe runs oneDNN's bf16 matmul for
-matmul_precision = "bf16" (`scalelab info`); elsewhere the output says so. Model FLOPs per step are counted on paper (model/flops.hpp).
+bf16 (--precision ... bf16): scalelab with matmul_precision = "bf16" against each peer's own
+mixed precision (peer_step.py --precision bf16: PyTorch autocast, JAX bf16 operands), the FMA peak
+still the f32 one; measured only where scalelab's matmul probe runs oneDNN's bf16 matmul for
+matmul_precision = "bf16" (`scalelab info`), elsewhere the output says so. The bf16 same-step check
+compares each peer's loss after 3 steps with scalelab's bf16 loss (train_step_check's "bf16") to
+--bf16-tolerance relative. Per configuration and thread count the output also gives scalelab's bf16
+tokens/s over its own f32 ones. Model FLOPs per step are counted on paper (model/flops.hpp).
 Usage: bench/compare_train_step.py [--build build] [--venv build/peers-venv] [--threads 1 2]
-       [--repeats 3] [--config NAME ...] [--json FILE]
+       [--precision f32 bf16] [--repeats 3] [--config NAME ...] [--json FILE]
 """
 import argparse
 import json
@@ -87,11 +92,12 @@ def make_check(build, config, workdir):
     return path, ckpt, json.loads(out)
 
 
-def run_peer(venv, framework, threads, check_path, ckpt, repeats):
+def run_peer(venv, framework, threads, precision, check_path, ckpt, repeats):
     env = dict(os.environ, OMP_NUM_THREADS=str(threads), MKL_NUM_THREADS=str(threads))
     cmd = [os.path.join(venv, "bin", "python"), os.path.join(HERE, "peers", "peer_step.py"),
            "--framework", framework, "--check", check_path, "--checkpoint", ckpt,
-           "--threads", str(threads), "--repeats", str(repeats), "--warmup", "1"]
+           "--threads", str(threads), "--precision", precision, "--repeats", str(repeats),
+           "--warmup", "1"]
     if framework == "jax":
         # XLA has no thread-count switch for its CPU client: one thread is one CPU (taskset) and no
         # Eigen pool; two threads are the machine's two CPUs.
@@ -111,52 +117,63 @@ def main():
     ap.add_argument("--threads", type=int, nargs="+", default=[1, 2])
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--config", action="append", choices=CONFIGS)
-    ap.add_argument("--tolerance", type=float, default=1e-4)
+    ap.add_argument("--precision", nargs="+", choices=["f32", "bf16"], default=["f32", "bf16"],
+                    help="f32 and/or bf16 rows (bf16 only where scalelab runs a bf16 matmul)")
+    ap.add_argument("--tolerance", type=float, default=1e-4, help="f32 same-step criterion")
+    ap.add_argument("--bf16-tolerance", type=float, default=1e-3, help="bf16 same-step criterion")
     ap.add_argument("--json", help="also write the rows to this file")
     args = ap.parse_args()
     build = os.path.abspath(args.build)
     venv = os.path.abspath(args.venv or os.path.join(build, "peers-venv"))
     if not os.path.exists(os.path.join(venv, "bin", "python")):
         sys.exit(f"compare_train_step: no peers' environment at {venv}: run bench/peers/setup.sh")
+    for bad in (b for b in (args.tolerance, args.bf16_tolerance) if not b > 0):
+        sys.exit(f"compare_train_step: a tolerance of {bad} is not allowed: use a positive number")
     configs = args.config or CONFIGS
     bf16_hw = bf16_matmul_pays(scalelab_info(build))
+    precisions = [p for p in ("f32", "bf16") if p in args.precision and (p == "f32" or bf16_hw)]
     load_start = os.getloadavg()
     workdir = tempfile.mkdtemp(prefix="compare_train_step.", dir=build)
     checks = {c: make_check(build, c, workdir) for c in configs}
     rows, failures = [], []
     for t in args.threads:
-        sl = run_scalelab(build, t, configs, args.repeats, bf16_hw)
+        sl = run_scalelab(build, t, configs, args.repeats, "bf16" in precisions)
         peak_before = sl[f"fma_peak/{t}"]["flops"]
         block = []
         for c in configs:
             check_path, ckpt, check = checks[c]
-            f32 = sl[f"train_step/{c}/{t}/0"]
-            flop_step = f32["flops_per_step"]
-            tokens = len(check["tgt_out"])
-            engines = {"scalelab": f32["items_per_second"]}
-            row = {"config": c, "threads": t,
-                   "gflop_per_step": flop_step / 1e9, "tokens_per_step": tokens,
-                   "scalelab_loss_after_3": check["loss_after"], "peers": {}}
-            if bf16_hw:
-                engines["scalelab bf16"] = sl[f"train_step/{c}/{t}/1"]["items_per_second"]
-            for p in PEERS:
-                r = run_peer(venv, p, t, check_path, ckpt, args.repeats)
-                row["peers"][p] = r
-                if "error" in r:
-                    failures.append(f"{c}/{t}: {p} failed: {r['error']}")
-                    continue
-                rel = abs(r["loss_after"] - check["loss_after"]) / abs(check["loss_after"])
-                r["loss_rel_diff"] = rel
-                if not rel <= args.tolerance:
-                    failures.append(f"{c}/{t}: {p}'s loss after 3 steps {r['loss_after']:.7g} against "
-                                    f"scalelab's {check['loss_after']:.7g}: {rel:.2e} relative > {args.tolerance:g}")
-                engines[p] = r["tokens_per_s"]
-            fastest_peer = max((engines[p] for p in PEERS if p in engines), default=float("nan"))
-            row["engines"] = {e: {"tokens_per_s": v, "ratio_to_fastest_peer": v / fastest_peer}
-                              for e, v in engines.items()}
-            row["_flop_per_token"] = flop_step / tokens
-            block.append(row)
-            print(f"# {c} / {t} thread(s) done", file=sys.stderr, flush=True)
+            for precision in precisions:
+                bench = sl[f"train_step/{c}/{t}/{0 if precision == 'f32' else 1}"]
+                reference = check if precision == "f32" else check["bf16"]
+                tolerance = args.tolerance if precision == "f32" else args.bf16_tolerance
+                flop_step = bench["flops_per_step"]
+                tokens = len(check["tgt_out"])
+                engines = {"scalelab": bench["items_per_second"]}
+                row = {"config": c, "threads": t, "precision": precision,
+                       "gflop_per_step": flop_step / 1e9, "tokens_per_step": tokens,
+                       "scalelab_loss_after_3": reference["loss_after"], "peers": {}}
+                if precision == "bf16":
+                    row["scalelab_bf16_over_f32"] = (bench["items_per_second"] /
+                                                     sl[f"train_step/{c}/{t}/0"]["items_per_second"])
+                for p in PEERS:
+                    r = run_peer(venv, p, t, precision, check_path, ckpt, args.repeats)
+                    row["peers"][p] = r
+                    if "error" in r:
+                        failures.append(f"{c}/{t}/{precision}: {p} failed: {r['error']}")
+                        continue
+                    rel = abs(r["loss_after"] - reference["loss_after"]) / abs(reference["loss_after"])
+                    r["loss_rel_diff"] = rel
+                    if not rel <= tolerance:
+                        failures.append(
+                            f"{c}/{t}/{precision}: {p}'s loss after 3 steps {r['loss_after']:.7g} against "
+                            f"scalelab's {reference['loss_after']:.7g}: {rel:.2e} relative > {tolerance:g}")
+                    engines[p] = r["tokens_per_s"]
+                fastest_peer = max((engines[p] for p in PEERS if p in engines), default=float("nan"))
+                row["engines"] = {e: {"tokens_per_s": v, "ratio_to_fastest_peer": v / fastest_peer}
+                                  for e, v in engines.items()}
+                row["_flop_per_token"] = flop_step / tokens
+                block.append(row)
+                print(f"# {c} / {t} thread(s) / {precision} done", file=sys.stderr, flush=True)
         # The peak is a ceiling: read it before and after this thread count's engines and keep the
         # higher reading (a busy moment lowers one reading; nothing raises it).
         peak_after = fma_peak(build, t, args.repeats)
@@ -175,12 +192,12 @@ def main():
     print(f"cpu: {info.get('cpu', '?')}; {os.cpu_count()} CPUs; gemm: {info.get('gemm', '?')}")
     print(f"peers: {', '.join(versions)}; scalelab {info.get('scalelab', '').strip() or '(this build)'}")
     print(f"load average (1 min) at the start {load_start[0]:.1f}, at the end {load_end[0]:.1f}")
-    print("cells: target tokens/s · model GFLOP/s as a fraction of the FMA peak · ratio to the fastest "
-          "peer of the row; medians of " + str(args.repeats) + " (f32, dropout off)")
-    engines = ["scalelab"] + (["scalelab bf16"] if bf16_hw else []) + PEERS
-    print("| config | threads | FMA peak GFLOP/s | GFLOP/step | " +
+    print("cells: target tokens/s · model GFLOP/s as a fraction of the f32 FMA peak · ratio to the "
+          "fastest peer of the row; medians of " + str(args.repeats) + " (dropout off)")
+    engines = ["scalelab"] + PEERS
+    print("| config | threads | precision | FMA peak GFLOP/s | GFLOP/step | " +
           " | ".join(PEER_NAMES.get(e, e) for e in engines) + " |")
-    print("|---|---|---|---|" + "---|" * len(engines))
+    print("|---|---|---|---|---|" + "---|" * len(engines))
     for r in rows:
         cells = []
         for e in engines:
@@ -188,18 +205,25 @@ def main():
             cells.append("failed" if v is None else
                          f"{v['tokens_per_s']:,.0f} · {v['fraction_of_peak']:.2f} · "
                          f"{v['ratio_to_fastest_peer']:.2f}×")
-        print(f"| {LABELS[r['config']]} | {r['threads']} | {r['fma_peak_gflops']:.0f} | "
+        print(f"| {LABELS[r['config']]} | {r['threads']} | {r['precision']} | {r['fma_peak_gflops']:.0f} | "
               f"{r['gflop_per_step']:.2f} | " + " | ".join(cells) + " |")
     readings = {r["threads"]: r["fma_peak_readings_gflops"] for r in rows}
     print("FMA peak readings, before and after each thread count's engines (GFLOP/s): " +
           "; ".join(f"{t} thread(s) {a:.0f} / {b:.0f}" for t, (a, b) in readings.items()))
+    speedups = [r for r in rows if "scalelab_bf16_over_f32" in r]
+    if speedups:
+        print("scalelab bf16 over its own f32 tokens/s: " +
+              "; ".join(f"{LABELS[r['config']]} / {r['threads']} thread(s) {r['scalelab_bf16_over_f32']:.2f}×"
+                        for r in speedups))
     print()
-    print("Same step (loss after 3 steps from scalelab's initial weights, relative to scalelab's):")
+    print("Same step (loss after 3 steps from scalelab's initial weights, relative to scalelab's loss "
+          f"in the same precision; criteria f32 {args.tolerance:g}, bf16 {args.bf16_tolerance:g}):")
     for r in rows:
         diffs = ", ".join(f"{PEER_NAMES[p]} {r['peers'][p]['loss_rel_diff']:.1e}" for p in PEERS
                           if "loss_rel_diff" in r["peers"][p])
-        print(f"- {r['config']} / {r['threads']} thread(s): scalelab {r['scalelab_loss_after_3']:.6f}; {diffs}")
-    if not bf16_hw:
+        print(f"- {r['config']} / {r['threads']} thread(s) / {r['precision']}: "
+              f"scalelab {r['scalelab_loss_after_3']:.6f}; {diffs}")
+    if "bf16" in args.precision and not bf16_hw:
         print()
         print("bf16: not measured: oneDNN's bf16 matmul is not faster than its f32 one on this CPU "
               "(or absent), so bf16 would only round the operands before the f32 GEMM. scalelab info: "

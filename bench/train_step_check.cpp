@@ -1,7 +1,9 @@
 // The standard training step (bench/standard_step.hpp) run for a few steps, written out so that the
 // peers of bench/compare_train_step.py can prove they compute the same step: the initial weights
 // (a checkpoint, docs/checkpoint.md), the batch, and the loss of every step and after the last
-// update, as one JSON object on stdout.
+// update, as one JSON object on stdout; then the same steps from the same weights with
+// train.matmul_precision = "bf16" (kernels/gemm.hpp), their losses under "bf16", for the peers' bf16
+// ports.
 //
 // Usage: train_step_check <encoder_decoder|decoder_only|large_decoder|small> <checkpoint-out> [steps]
 #include <cstdlib>
@@ -9,6 +11,7 @@
 #include <string>
 
 #include "scalelab/core/error.hpp"
+#include "scalelab/kernels/gemm.hpp"
 #include "scalelab/model/checkpoint.hpp"
 #include "standard_step.hpp"
 
@@ -27,13 +30,23 @@ int run(int argc, char** argv) {
   save_checkpoint(argv[2], standard.model(), Json{{"model", model_json}}, 0);
   Json losses = Json::array();
   for (int s = 0; s < steps; ++s) losses.push_back(standard.step());
+  // A second model built as the first (the same seeds, so the same initial weights and batch).
+  Json bf16 = {{"step_losses", Json::array()}};
+  {
+    const ScopedMatmulPrecision matmul(MatmulPrecision::bf16);
+    bench::StandardStep twin(shape);
+    for (int s = 0; s < steps; ++s) bf16["step_losses"].push_back(twin.step());
+    bf16["loss_after"] = twin.loss();
+    bf16["matmul_in_hardware"] = bf16_matmul_uses_hardware();
+  }
   const Json out = {{"config", argv[1]},        {"model", model_json},
                     {"batch", shape.batch},     {"src_len", shape.src_len},
                     {"tgt_len", shape.tgt_len},
                     {"src", standard.src()},    {"tgt_in", standard.tgt_in()},
                     {"tgt_out", standard.tgt_out()}, {"label_smoothing", 0.1},
                     {"lr", 1e-4},               {"clip", 1.0},
-                    {"step_losses", losses},    {"loss_after", standard.loss()}};
+                    {"step_losses", losses},    {"loss_after", standard.loss()},
+                    {"bf16", bf16}};
   std::cout << out.dump() << "\n";
   return 0;
 }

@@ -2,14 +2,22 @@
 torch.compile) and JAX (jit): the same model (read from the checkpoint train_step_check wrote, tensor
 names of docs/checkpoint.md), the same batch, label-smoothed cross-entropy (0.1), global-norm
 clipping (1.0, factor 1 / (norm + 1e-12) as the engine's) and Adam (lr 1e-4, betas 0.9 / 0.98,
-eps 1e-9, eps added to the bias-corrected sqrt(v)), dropout off, float32.
+eps 1e-9, eps added to the bias-corrected sqrt(v)), dropout off.
+
+--precision f32 (the default) runs every product in float32. --precision bf16 is each framework's
+own mixed precision, as a user would turn it on, float32 weights and optimizer: PyTorch's
+torch.autocast("cpu", dtype=torch.bfloat16) around the loss (matmuls and scaled_dot_product_attention
+in bf16, as autocast lists them), and for JAX every matmul and attention einsum on bf16 operands with
+float32 results (preferred_element_type), as Flax's dtype=bfloat16 layers compute. scalelab's
+matmul_precision = "bf16" rounds the operands of the linear maps only (docs/precision.md); the peers'
+bf16 does at least as much in bf16.
 
 First the check: 3 steps from the checkpoint's weights, then the loss of the updated weights, to
 be compared with scalelab's by bench/compare_train_step.py. Then the timing: --warmup untimed
 steps, --repeats timed ones; prints one JSON line (median step time, tokens per second).
 Run with the peers' Python (bench/peers/setup.sh):
   build/peers-venv/bin/python bench/peers/peer_step.py --framework jax --check check.json \
-      --checkpoint init.safetensors --threads 1
+      --checkpoint init.safetensors --threads 1 [--precision bf16]
 """
 import argparse
 import json
@@ -88,7 +96,7 @@ def forward_generic(F, cfg, P, src, tgt_in, positions_src, positions_tgt):
     scale = 1.0 / math.sqrt(cfg["d_model"] // h)
 
     def linear(name, x):
-        return F.matmul(x, F.t(P[name + ".weight"])) + P[name + ".bias"]
+        return F.linear(x, P[name + ".weight"], P[name + ".bias"])
 
     def norm(name, x):
         return F.layer_norm(x, P[name + ".weight"], P[name + ".bias"], eps)
@@ -126,18 +134,20 @@ def forward_generic(F, cfg, P, src, tgt_in, positions_src, positions_tgt):
         memory = stack("encoder", s * F.take(P["encoder.embed.weight"], src) + positions_src, None)
     y = stack("decoder", s * F.take(P["decoder.embed.weight"], tgt_in) + positions_tgt, memory)
     w = P["decoder.embed.weight"] if cfg["tie_output"] else P["decoder.out.weight"]
-    return F.matmul(y, F.t(w))
+    return F.linear(y, w, None)
 
 
 # ---------------------------------------------------------------- PyTorch
 
-def torch_runner(check, weights, compiled):
+def torch_runner(check, weights, compiled, bf16):
     import torch
     import torch.nn.functional as tF
 
     class Ops:
-        matmul = staticmethod(torch.matmul)
-        t = staticmethod(lambda w: w.t())
+        # F.linear, as nn.Linear: under torch.compile with bf16 autocast, torch.matmul(x, w.t())
+        # gave non-finite weight gradients in the attention projections (torch 2.15.0, the
+        # small configuration, the first step), F.linear finite ones agreeing with eager's.
+        linear = staticmethod(tF.linear)
         reshape = staticmethod(lambda x, s: x.reshape(s))
         transpose12 = staticmethod(lambda x: x.transpose(1, 2))
         relu = staticmethod(torch.relu)
@@ -164,7 +174,11 @@ def torch_runner(check, weights, compiled):
         logits = forward_generic(Ops, cfg, P, src, tgt_in, pos_src, pos_tgt)
         return tF.cross_entropy(logits.reshape(-1, logits.shape[-1]), tgt_out, label_smoothing=smoothing)
 
-    fn = torch.compile(loss_fn) if compiled else loss_fn
+    compiled_fn = torch.compile(loss_fn) if compiled else loss_fn
+
+    def fn():
+        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16):
+            return compiled_fn()
     opt = torch.optim.Adam(params, lr=check["lr"], betas=(0.9, 0.98), eps=1e-9)
 
     def step():
@@ -180,7 +194,7 @@ def torch_runner(check, weights, compiled):
         return float(loss)
 
     def loss_now():
-        with torch.no_grad():
+        with torch.no_grad(), torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16):
             return float(loss_fn())
 
     return step, loss_now
@@ -188,18 +202,27 @@ def torch_runner(check, weights, compiled):
 
 # ---------------------------------------------------------------- JAX
 
-def jax_runner(check, weights):
+def jax_runner(check, weights, bf16):
     import jax
     import jax.numpy as jnp
     import numpy as np
     jax.config.update("jax_default_matmul_precision", "highest")  # f32 GEMMs, no reduced precision
 
+    # bf16: operands rounded to bf16, products summed into float32 results.
+    low = (lambda x: x.astype(jnp.bfloat16)) if bf16 else (lambda x: x)
+
+    def einsum(spec, a, b):
+        return jnp.einsum(spec, low(a), low(b), preferred_element_type=jnp.float32)
+
+    def matmul(a, b):
+        return jnp.matmul(low(a), low(b), preferred_element_type=jnp.float32)
+
     def attention(q, k, v, scale, causal):
-        s = jnp.einsum("bhqd,bhkd->bhqk", q, k) * scale
+        s = einsum("bhqd,bhkd->bhqk", q, k) * scale
         if causal:
             Tq, Tk = s.shape[-2:]
             s = jnp.where(jnp.tril(jnp.ones((Tq, Tk), bool)), s, -jnp.inf)
-        return jnp.einsum("bhqk,bhkd->bhqd", jax.nn.softmax(s, axis=-1), v)
+        return einsum("bhqk,bhkd->bhqd", jax.nn.softmax(s, axis=-1), v)
 
     def layer_norm(x, w, b, eps):
         mean = x.mean(-1, keepdims=True)
@@ -207,8 +230,7 @@ def jax_runner(check, weights):
         return (x - mean) * jax.lax.rsqrt(var + eps) * w + b
 
     class Ops:
-        matmul = staticmethod(jnp.matmul)
-        t = staticmethod(lambda w: w.T)
+        linear = staticmethod(lambda x, w, b: matmul(x, w.T) if b is None else matmul(x, w.T) + b)
         reshape = staticmethod(jnp.reshape)
         transpose12 = staticmethod(lambda x: jnp.swapaxes(x, 1, 2))
         relu = staticmethod(jax.nn.relu)
@@ -277,6 +299,7 @@ def main():
     ap.add_argument("--check", required=True, help="train_step_check's JSON (model, batch, losses)")
     ap.add_argument("--checkpoint", required=True, help="train_step_check's initial weights")
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--precision", choices=["f32", "bf16"], default="f32")
     ap.add_argument("--warmup", type=int, default=2)
     ap.add_argument("--repeats", type=int, default=5)
     args = ap.parse_args()
@@ -284,13 +307,14 @@ def main():
     check_knobs(check["model"])
     weights = read_checkpoint(args.checkpoint)
     if args.framework == "jax":
-        step, loss_now = jax_runner(check, weights)
+        step, loss_now = jax_runner(check, weights, args.precision == "bf16")
         import jax
         version = "jax " + jax.__version__
     else:
         import torch
         torch.set_num_threads(args.threads)
-        step, loss_now = torch_runner(check, weights, args.framework == "torch_compile")
+        step, loss_now = torch_runner(check, weights, args.framework == "torch_compile",
+                                      args.precision == "bf16")
         version = "torch " + torch.__version__
     n_check = len(check["step_losses"])
     t0 = time.perf_counter()
@@ -306,6 +330,7 @@ def main():
         times.append(time.perf_counter() - t0)
     med = statistics.median(times)
     print(json.dumps({"framework": args.framework, "version": version, "threads": args.threads,
+                      "precision": args.precision,
                       "step_losses": step_losses, "loss_after": loss_after,
                       "first_steps_s": first_steps_s, "median_step_s": med,
                       "tokens_per_s": len(check["tgt_out"]) / med, "repeats": args.repeats}), flush=True)
