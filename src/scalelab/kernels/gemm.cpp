@@ -1,5 +1,6 @@
 #include "scalelab/kernels/gemm.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <memory>
@@ -269,11 +270,29 @@ struct Scratch {
   }
 };
 
-// Copies the operand densely (row stride = cols), each row converted by convert(src, n, dst).
+// n floats converted by convert(src, n, dst) in chunks, one call per chunk (not per row: rows of
+// 64 floats spent more in the calls than in the conversion). Each element is converted alone, so
+// the split changes no result.
+template <class Out, class Convert>
+void convert_dense(const float* x, int64_t n, Out* out, Convert convert) {
+  constexpr int64_t kConvertChunk = int64_t{1} << 14;
+  parallel_for((n + kConvertChunk - 1) / kConvertChunk, [&](int64_t chunk) {
+    const int64_t begin = chunk * kConvertChunk;
+    convert(x + begin, std::min(kConvertChunk, n - begin), out + begin);
+  });
+}
+
+// Copies the operand densely (row stride = cols), converted: a dense operand as one run, a strided
+// one row by row.
 template <class Out, class Convert>
 const Out* pack_operand(const float* x, StoredOperand op, Scratch<Out>& buf, Convert convert) {
-  Out* out = buf.get(op.rows * op.cols);
-  parallel_for(op.rows, [&](int64_t r) { convert(x + r * op.ld, op.cols, out + r * op.cols); });
+  const int64_t total = op.rows * op.cols;
+  Out* out = buf.get(total);
+  if (op.ld == op.cols) {
+    convert_dense(x, total, out, convert);
+  } else {
+    parallel_for(op.rows, [&](int64_t r) { convert(x + r * op.ld, op.cols, out + r * op.cols); });
+  }
   return out;
 }
 
@@ -297,13 +316,16 @@ void f32_in_bands(const GemmShape& s, const Strides& st, const float* a, const f
 // Both operands copied densely by convert (into Packed elements), then the GEMM in bands: oneDNN's
 // bf16 matmul for bf16 bits, the f32 library in use for f32 values. The two bf16 paths below
 // differ only in those.
+// An operand already converted (a_done, b_done: the dense stored operand, as pack_operand makes
+// it) is used as it is.
 template <class Packed, class Convert>
 void gemm_converted(const GemmShape& s, const float* a, const float* b, float* c, float alpha,
-                    float beta, Convert convert, const GemmEpilogue<float>& epilogue) {
+                    float beta, Convert convert, const GemmEpilogue<float>& epilogue,
+                    const Packed* a_done = nullptr, const Packed* b_done = nullptr) {
   const Strides st = resolve_strides(s);
   thread_local Scratch<Packed> a_packed, b_packed;
-  const Packed* pa = pack_operand(a, stored_a(s, st), a_packed, convert);
-  const Packed* pb = pack_operand(b, stored_b(s, st), b_packed, convert);
+  const Packed* pa = a_done ? a_done : pack_operand(a, stored_a(s, st), a_packed, convert);
+  const Packed* pb = b_done ? b_done : pack_operand(b, stored_b(s, st), b_packed, convert);
   if constexpr (std::is_same_v<Packed, float>)
     f32_in_bands(s, dense_strides(s, st), pa, pb, c, alpha, beta, epilogue);
   else
@@ -317,10 +339,11 @@ namespace detail {
 
 // bf16 operands in hardware: bf16 bits, one bf16 x bf16 -> f32 matmul.
 void gemm_bf16_hardware(const GemmShape& s, const float* a, const float* b, float* c, float alpha,
-                        float beta, const GemmEpilogue<float>& epilogue) {
+                        float beta, const GemmEpilogue<float>& epilogue, const uint16_t* a_bf16,
+                        const uint16_t* b_bf16) {
   const Strides st = resolve_strides(s);
   if (trivial_float_gemm(s, st, c, beta)) return;
-  gemm_converted<uint16_t>(s, a, b, c, alpha, beta, f32_to_bf16_row, epilogue);
+  gemm_converted<uint16_t>(s, a, b, c, alpha, beta, f32_to_bf16_row, epilogue, a_bf16, b_bf16);
 }
 
 // bf16 operands without bf16 hardware: bf16 values held in f32, the f32 matmul.
@@ -342,18 +365,20 @@ void gemm_f32(const GemmShape& s, const float* a, const float* b, float* c, floa
 
 namespace {
 
-// Every float GEMM: the matmul precision's path, with an optional fused epilogue.
-void float_gemm(const GemmShape& s, const float* a, const float* b, float* c, float alpha,
+// Every float GEMM: the matmul precision's path, with an optional fused epilogue. An operand's
+// bf16 copy (Bf16Copy) is used where oneDNN's bf16 matmul runs, ignored elsewhere.
+void float_gemm(const GemmShape& s, FloatOperand a, FloatOperand b, float* c, float alpha,
                 float beta, const GemmEpilogue<float>& epilogue) {
   if (matmul_precision() == MatmulPrecision::bf16) {
-    static const bool hardware = bf16_matmul_uses_hardware();
-    if (hardware) detail::gemm_bf16_hardware(s, a, b, c, alpha, beta, epilogue);
-    else detail::gemm_bf16_rounded_f32(s, a, b, c, alpha, beta, epilogue);
+    if (bf16_matmul_uses_hardware())
+      detail::gemm_bf16_hardware(s, a.values, b.values, c, alpha, beta, epilogue, a.bf16, b.bf16);
+    else
+      detail::gemm_bf16_rounded_f32(s, a.values, b.values, c, alpha, beta, epilogue);
     return;
   }
   const Strides st = resolve_strides(s);
   if (trivial_float_gemm(s, st, c, beta)) return;
-  f32_in_bands(s, st, a, b, c, alpha, beta, epilogue);
+  f32_in_bands(s, st, a.values, b.values, c, alpha, beta, epilogue);
 }
 
 // The epilogue applied in place after a GEMM (the k = 0 case of the fused path, and the twins).
@@ -373,19 +398,32 @@ void apply_epilogue(const GemmShape& s, const Strides& st, T* c, const GemmEpilo
 template <>
 void gemm<float>(const GemmShape& s, const float* a, const float* b, float* c, float alpha,
                  float beta) {
-  float_gemm(s, a, b, c, alpha, beta, {});
+  float_gemm(s, {a}, {b}, c, alpha, beta, {});
+}
+
+void gemm_operands(const GemmShape& s, FloatOperand a, FloatOperand b, float* c, float alpha,
+                   float beta, const GemmEpilogue<float>& epilogue) {
+  if (s.k == 0) {  // oneDNN is not called: C = beta C, then the epilogue
+    const Strides st = resolve_strides(s);
+    trivial_float_gemm(s, st, c, beta);
+    apply_epilogue(s, st, c, epilogue);
+    return;
+  }
+  float_gemm(s, a, b, c, alpha, beta, epilogue);
 }
 
 template <>
 void gemm_bias_act<float>(const GemmShape& s, const float* a, const float* b, float* c,
                           const GemmEpilogue<float>& epilogue) {
-  if (s.k == 0) {  // oneDNN is not called: C = 0, then the epilogue
-    const Strides st = resolve_strides(s);
-    trivial_float_gemm(s, st, c, 0.0f);
-    apply_epilogue(s, st, c, epilogue);
-    return;
-  }
-  float_gemm(s, a, b, c, 1.0f, 0.0f, epilogue);
+  gemm_operands(s, {a}, {b}, c, 1.0f, 0.0f, epilogue);
+}
+
+const uint16_t* Bf16Copy::convert(const float* x, int64_t n) {
+  valid_ = matmul_precision() == MatmulPrecision::bf16 && bf16_matmul_uses_hardware();
+  if (!valid_) return nullptr;
+  if (static_cast<int64_t>(bits_.size()) < n) bits_.resize(static_cast<size_t>(n));
+  convert_dense(x, n, bits_.data(), f32_to_bf16_row);
+  return bits_.data();
 }
 
 template <>

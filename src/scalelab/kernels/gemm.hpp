@@ -16,6 +16,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace scalelab {
 
@@ -49,6 +50,35 @@ void gemm_bias_act(const GemmShape& shape, const T* a, const T* b, T* c, const G
 template <class T>
 void gemm_bias_act_ref(const GemmShape& shape, const T* a, const T* b, T* c,
                        const GemmEpilogue<T>& epilogue);
+
+// A float operand converted to bf16 once for several GEMMs: a Linear layer's x and W serve its
+// forward and its backward, its dy both backward products. Where the float GEMMs run oneDNN's bf16
+// matmul (matmul_precision bf16 and bf16_matmul_uses_hardware) convert() keeps the operand's bf16
+// bits (f32_to_bf16_row, the rounding every bf16 GEMM applies); elsewhere it keeps nothing and
+// returns null. A GEMM given the copy computes exactly what it computes from the floats (the
+// conversion is the same), without converting them again.
+class Bf16Copy {
+ public:
+  // x: n floats, the operand as stored and dense. Returns the bits, or null (then bits() is null).
+  const uint16_t* convert(const float* x, int64_t n);
+  const uint16_t* bits() const { return valid_ ? bits_.data() : nullptr; }
+
+ private:
+  std::vector<uint16_t> bits_;
+  bool valid_ = false;
+};
+
+// An operand of a float GEMM: its values, and their bf16 copy when one was made (dense, the
+// operand as stored: [m, k] for A, [k, m] for Aᵀ, likewise B; the shape's lda / ldb describe the
+// values). The copy is used where oneDNN's bf16 matmul runs, the values elsewhere.
+struct FloatOperand {
+  const float* values = nullptr;
+  const uint16_t* bf16 = nullptr;
+};
+// C = alpha op(A) op(B) + beta C, then the epilogue (as gemm_bias_act's, with any alpha, beta):
+// gemm<float> and gemm_bias_act<float> with operands that may carry their bf16 copy.
+void gemm_operands(const GemmShape& shape, FloatOperand a, FloatOperand b, float* c, float alpha,
+                   float beta, const GemmEpilogue<float>& epilogue = {});
 
 // The reference twin: the definition of the result, used by the tests.
 template <class T>
@@ -110,8 +140,10 @@ void gemm_f32(const GemmShape& shape, const float* a, const float* b, float* c, 
 // The two bf16 paths, callable directly so the tests cover both on any processor. Where oneDNN has
 // no bf16 matmul for the ISA in use the first throws on one thread and ends the process inside the
 // bands' parallel region: call it only where measured_matmul_speed().bf16_unavailable is empty.
+// a_bf16 / b_bf16: the operand already converted (FloatOperand::bf16), or null.
 void gemm_bf16_hardware(const GemmShape& shape, const float* a, const float* b, float* c,
-                        float alpha, float beta, const GemmEpilogue<float>& epilogue = {});
+                        float alpha, float beta, const GemmEpilogue<float>& epilogue = {},
+                        const uint16_t* a_bf16 = nullptr, const uint16_t* b_bf16 = nullptr);
 void gemm_bf16_rounded_f32(const GemmShape& shape, const float* a, const float* b, float* c,
                            float alpha, float beta, const GemmEpilogue<float>& epilogue = {});
 }  // namespace detail

@@ -1,6 +1,7 @@
 #include "scalelab/nn/linear.hpp"
 
 #include <algorithm>
+#include <type_traits>
 
 #include "scalelab/core/error.hpp"
 #include "scalelab/core/parallel.hpp"
@@ -50,20 +51,29 @@ Linear<T>::Linear(const std::string& name, int64_t in_features, int64_t out_feat
 
 template <class T>
 void Linear<T>::forward(const T* x, int64_t rows, T* y) {
-  saved_x_ = x;
-  saved_rows_ = rows;
-  // y[rows, out] = x[rows, in] · W[out, in]ᵀ + b   (the bias added inside the GEMM)
-  gemm_bias_act<T>({.m = rows, .n = out_, .k = in_, .trans_b = true}, x, weight_.value.data(), y,
-                   {.bias = has_bias_ ? bias_.value.data() : nullptr});
+  forward_gemm(x, rows, y, /*relu=*/false);
 }
 
 template <class T>
 void Linear<T>::forward_relu(const T* x, int64_t rows, T* y) {
+  forward_gemm(x, rows, y, /*relu=*/true);
+}
+
+template <class T>
+void Linear<T>::forward_gemm(const T* x, int64_t rows, T* y, bool relu) {
   saved_x_ = x;
   saved_rows_ = rows;
-  // y = max(x Wᵀ + b, 0), the bias and the ReLU inside the GEMM
-  gemm_bias_act<T>({.m = rows, .n = out_, .k = in_, .trans_b = true}, x, weight_.value.data(), y,
-                   {.bias = has_bias_ ? bias_.value.data() : nullptr, .relu = true});
+  // y[rows, out] = act(x[rows, in] · W[out, in]ᵀ + b), the bias and the ReLU inside the GEMM
+  const GemmShape shape{.m = rows, .n = out_, .k = in_, .trans_b = true};
+  const GemmEpilogue<T> epilogue{.bias = has_bias_ ? bias_.value.data() : nullptr, .relu = relu};
+  const T* w = weight_.value.data();
+  if constexpr (std::is_same_v<T, float>) {
+    // Where the GEMMs run in bf16, x and W are converted once here and serve backward too.
+    gemm_operands(shape, {x, x_bf16_.convert(x, rows * in_)}, {w, w_bf16_.convert(w, out_ * in_)},
+                  y, 1.0f, 0.0f, epilogue);
+  } else {
+    gemm_bias_act<T>(shape, x, w, y, epilogue);
+  }
 }
 
 template <class T>
@@ -71,18 +81,29 @@ void Linear<T>::backward(const T* dy, T* dx, bool accumulate_dx, const T* dx_kee
   SL_CHECK(!(accumulate_dx && dx_keep_where_positive),
            "Linear::backward: a ReLU mask on dx needs dx overwritten, not accumulated");
   const int64_t rows = saved_rows_;
+  const T* w = weight_.value.data();
   // dW[out, in] += dy[rows, out]ᵀ · x[rows, in]
-  gemm<T>({.m = out_, .n = in_, .k = rows, .trans_a = true}, dy, saved_x_, weight_.grad.data(),
-          T(1), T(1));
-  if (has_bias_) add_column_sums(dy, rows, out_, bias_.grad.data());  // db[o] += sum_r dy[r, o]
-  // dx[rows, in] = dy[rows, out] · W[out, in]
-  if (dx && dx_keep_where_positive) {  // dx = (dy W) · [a > 0]
-    gemm_bias_act<T>({.m = rows, .n = in_, .k = out_}, dy, weight_.value.data(), dx,
-                     {.keep_where_positive = dx_keep_where_positive});
-  } else if (dx) {
-    gemm<T>({.m = rows, .n = in_, .k = out_}, dy, weight_.value.data(), dx, T(1),
-            accumulate_dx ? T(1) : T(0));
+  const GemmShape dw_shape{.m = out_, .n = in_, .k = rows, .trans_a = true};
+  // dx[rows, in] = dy[rows, out] · W[out, in]   (or += ; or · [a > 0], a ReLU's backward)
+  const GemmShape dx_shape{.m = rows, .n = in_, .k = out_};
+  const GemmEpilogue<T> dx_epilogue{.keep_where_positive = dx_keep_where_positive};
+  const T dx_beta = accumulate_dx ? T(1) : T(0);
+  if constexpr (std::is_same_v<T, float>) {
+    // dy converted once for both products; x and W as forward converted them.
+    thread_local Bf16Copy dy_bf16;
+    const FloatOperand dy_operand{dy, dy_bf16.convert(dy, rows * out_)};
+    gemm_operands(dw_shape, dy_operand, {saved_x_, x_bf16_.bits()}, weight_.grad.data(), 1.0f,
+                  1.0f);
+    if (dx)
+      gemm_operands(dx_shape, dy_operand, {w, w_bf16_.bits()}, dx, 1.0f, dx_beta, dx_epilogue);
+  } else {
+    gemm<T>(dw_shape, dy, saved_x_, weight_.grad.data(), T(1), T(1));
+    if (dx && dx_keep_where_positive)
+      gemm_bias_act<T>(dx_shape, dy, w, dx, dx_epilogue);
+    else if (dx)
+      gemm<T>(dx_shape, dy, w, dx, T(1), dx_beta);
   }
+  if (has_bias_) add_column_sums(dy, rows, out_, bias_.grad.data());  // db[o] += sum_r dy[r, o]
 }
 
 template <class T>

@@ -1,6 +1,7 @@
 // nn/linear: y = x Wᵀ + b, with W stored [out, in] (PyTorch's layout, so checkpoints compare
 // directly).
 #pragma once
+#include "scalelab/kernels/gemm.hpp"
 #include "scalelab/nn/parameter.hpp"
 
 namespace scalelab {
@@ -36,6 +37,10 @@ class Linear {
   Parameter<T> weight_, bias_;
   const T* saved_x_ = nullptr;
   int64_t saved_rows_ = 0;
+  // x's and W's bf16 copies from the last forward, for backward (float GEMMs in bf16 only).
+  Bf16Copy x_bf16_, w_bf16_;
+
+  void forward_gemm(const T* x, int64_t rows, T* y, bool relu);
 };
 
 }  // namespace scalelab
