@@ -315,9 +315,8 @@ void f32_in_bands(const GemmShape& s, const Strides& st, const float* a, const f
 
 // Both operands copied densely by convert (into Packed elements), then the GEMM in bands: oneDNN's
 // bf16 matmul for bf16 bits, the f32 library in use for f32 values. The two bf16 paths below
-// differ only in those.
-// An operand already converted (a_done, b_done: the dense stored operand, as pack_operand makes
-// it) is used as it is.
+// differ only in those. An operand already converted (a_done, b_done: the dense stored operand,
+// as pack_operand makes it) is used as it is.
 template <class Packed, class Convert>
 void gemm_converted(const GemmShape& s, const float* a, const float* b, float* c, float alpha,
                     float beta, Convert convert, const GemmEpilogue<float>& epilogue,
