@@ -114,7 +114,9 @@ TEST_P(GemmEpilogueGrid, MatchesTwinAndLongDoubleProduct) {
   for (int threads : {1, 2}) {
     const ScopedNumThreads scoped(threads);
     for (const auto& [m, n, k] : std::vector<std::tuple<int64_t, int64_t, int64_t>>{
-             {1, 1, 1}, {3, 5, 7}, {17, 64, 33}, {130, 96, 64}, {256, 257, 40}, {300, 40, 300}})
+             {1, 1, 1}, {3, 5, 7}, {17, 64, 33}, {130, 96, 64}, {256, 257, 40}, {300, 40, 300},
+             {40, 200, 70}, {40, 70, 260}})  // the last two: two column bands of 100 and
+                                                 // (deep enough for bands of 32) of 35
       for (bool ta : {false, true})
         for (bool tb : {false, true})
           for (bool strided : {false, true})
@@ -131,7 +133,7 @@ TEST_P(GemmEpilogueGrid, MatchesTwinAndLongDoubleProduct) {
                 ++cases;
               }
   }
-  EXPECT_EQ(cases, 2 * 6 * 64);
+  EXPECT_EQ(cases, 2 * 8 * 64);
 }
 
 INSTANTIATE_TEST_SUITE_P(

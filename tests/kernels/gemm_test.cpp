@@ -187,13 +187,19 @@ TEST_P(Gemm, MatchesLongDoubleProductOverSizeGrid) {
             << fail.worst << "\n";
 }
 
+// On 2 threads: C split into two row bands (m >= 128), two column bands (m < 128, n >= 128), and
+// where k >= 256 into bands of 32 rows (64 x 64, a narrow layer's weight gradient) or columns
+// (40 x 70), or not at all (70 x 65 at k = 129).
 TEST_P(Gemm, MatchesLongDoubleProductThreadedLargerShapes) {
   const GemmParam p = GetParam();
+  const ScopedThreadCount two_threads(2);
   Failure fail;
   uint64_t seed = 1000;
   for (auto [m, n, k, alpha, beta] :
        {std::tuple{70, 65, 129, 1.0, 0.0}, std::tuple{128, 96, 200, -0.5, 1.0},
-        std::tuple{257, 31, 64, 2.0, 0.25}}) {
+        std::tuple{257, 31, 64, 2.0, 0.25}, std::tuple{64, 131, 300, 1.0, 1.0},
+        std::tuple{100, 256, 64, -1.0, 0.5}, std::tuple{64, 64, 1024, 1.0, 1.0},
+        std::tuple{40, 70, 256, 0.5, 0.0}}) {
     if (p.dtype == DType::f32) run_case<float>(p, m, n, k, alpha, beta, seed++, fail);
     else run_case<double>(p, m, n, k, alpha, beta, seed++, fail);
   }

@@ -2,14 +2,20 @@
 // GEMMs run oneDNN's bf16 matmul, an operand converted once gives bit for bit what converting it
 // inside every GEMM gives, and the copy is what the GEMM reads (operand values replaced by
 // garbage change nothing); elsewhere no copy is made and the floats are used. Linear's forward and
-// backward with matmul_precision bf16 equal the plain GEMM calls on its floats, bit for bit.
+// backward with matmul_precision bf16 equal the plain GEMM calls on its floats, bit for bit. A
+// GEMM's bf16_out is the bf16 copy of its final C on every path and thread count, and a chain of
+// layers handing copies on (the FFN: a ReLU layer's output copy into the next layer's forward, its
+// dx copy into the previous layer's backward) equals the same chain without them, bit for bit; a
+// copy of another tensor is not used.
 #include <cmath>
 #include <cstring>
 #include <vector>
 
 #include <gtest/gtest.h>
 
+#include "scalelab/core/parallel.hpp"
 #include "scalelab/core/rng.hpp"
+#include "scalelab/kernels/bf16_convert.hpp"
 #include "scalelab/kernels/gemm.hpp"
 #include "scalelab/nn/linear.hpp"
 
@@ -99,6 +105,107 @@ TEST(Bf16Copy, LinearEqualsItsGemmsBitForBit) {
       EXPECT_TRUE(same_bits(dx, dx_ref)) << name << " relu " << relu;
     }
   }
+}
+
+TEST(Bf16Copy, GemmBf16OutIsTheCopyOfItsFinalC) {
+  for (MatmulPrecision precision : {MatmulPrecision::bf16, MatmulPrecision::f32})
+    for (int threads : {1, 2}) {
+      const ScopedMatmulPrecision scoped_precision(precision);
+      const ScopedNumThreads scoped_threads(threads);
+      // a single band, two row bands, a shape that would take column bands, k = 0
+      for (auto [m, n, k] : {std::tuple{37, 70, 45}, std::tuple{300, 40, 64},
+                             std::tuple{40, 200, 70}, std::tuple{9, 5, 0}})
+        for (bool relu : {false, true}) {
+          const GemmShape s{.m = m, .n = n, .k = k, .trans_b = true};
+          const std::vector<float> a = random_vector(m * std::max(k, 1), 11);
+          const std::vector<float> b = random_vector(n * std::max(k, 1), 12);
+          const std::vector<float> bias = random_vector(n, 13), mask = random_vector(m * n, 14);
+          const GemmEpilogue<float> plain{.bias = bias.data(), .relu = relu,
+                                          .keep_where_positive = relu ? nullptr : mask.data()};
+          std::vector<float> c0(static_cast<size_t>(m * n)), c1 = c0;
+          gemm_operands(s, {a.data()}, {b.data()}, c0.data(), 1.0f, 0.0f, plain);
+          std::vector<uint16_t> out(static_cast<size_t>(m * n), 0xFFFF), want(out.size());
+          GemmEpilogue<float> with_copy = plain;
+          with_copy.bf16_out = out.data();
+          gemm_operands(s, {a.data()}, {b.data()}, c1.data(), 1.0f, 0.0f, with_copy);
+          f32_to_bf16_row(c0.data(), m * n, want.data());
+          const std::string where = std::string(matmul_precision_name(precision)) + " threads " +
+                                    std::to_string(threads) + " m " + std::to_string(m) + " n " +
+                                    std::to_string(n) + " k " + std::to_string(k) + " relu " +
+                                    std::to_string(relu);
+          EXPECT_TRUE(same_bits(c0, c1)) << where;
+          EXPECT_EQ(out, want) << where;
+        }
+    }
+}
+
+TEST(Bf16Copy, ReserveKeepsRoomOnlyWhereCopiesAreKeptAndBitsOfChecksTheSource) {
+  const std::vector<float> x = random_vector(64, 15), other = random_vector(64, 16);
+  {
+    const ScopedMatmulPrecision f32(MatmulPrecision::f32);
+    Bf16Copy copy;
+    EXPECT_EQ(copy.reserve(x.data(), 64), nullptr);
+    EXPECT_EQ(copy.bits_of(x.data(), 64), nullptr);
+  }
+  const ScopedMatmulPrecision bf16(MatmulPrecision::bf16);
+  Bf16Copy copy;
+  const uint16_t* bits = copy.convert(x.data(), 64);
+  EXPECT_EQ(bits != nullptr, bf16_matmul_uses_hardware());
+  EXPECT_EQ(copy.bits_of(x.data(), 64), bits);
+  EXPECT_EQ(copy.bits_of(other.data(), 64), nullptr);
+  EXPECT_EQ(copy.bits_of(x.data(), 32), nullptr);
+}
+
+// fc1 (ReLU) then fc2, forward and backward as nn/feed_forward.cpp runs them, with and without the
+// copies handed on; and fc2 handed a copy of another tensor.
+TEST(Bf16Copy, LayersHandingCopiesOnEqualTheSameLayersWithoutThem) {
+  const int64_t rows = 130, d = 24, hidden = 72;
+  for (MatmulPrecision precision : {MatmulPrecision::bf16, MatmulPrecision::f32})
+    for (int threads : {1, 2}) {
+      const ScopedMatmulPrecision scoped_precision(precision);
+      const ScopedNumThreads scoped_threads(threads);
+      const std::vector<float> x = random_vector(rows * d, 17), dy = random_vector(rows * d, 18);
+      struct Result {
+        std::vector<float> y, dx, grads;
+      };
+      // mode 0: no copies; 1: copies handed on; 2: fc2 handed a copy of x (not its input)
+      auto run = [&](int mode) {
+        Linear<float> fc1("fc1", d, hidden), fc2("fc2", hidden, d);
+        Rng rng(19);
+        for (Linear<float>* l : {&fc1, &fc2})
+          for (Parameter<float>* p : l->parameters()) {
+            for (float& v : p->value) v = static_cast<float>(rng.uniform(-0.5, 0.5));
+            p->grad.zero();
+          }
+        std::vector<float> a(static_cast<size_t>(rows * hidden)), da(a.size());
+        Result r{std::vector<float>(static_cast<size_t>(rows * d)),
+                 std::vector<float>(static_cast<size_t>(rows * d), 0.0f), {}};
+        Bf16Copy a_copy, da_copy, x_copy;
+        fc1.forward_relu(x.data(), rows, a.data(), mode == 1 ? &a_copy : nullptr);
+        if (mode == 2) x_copy.convert(x.data(), rows * d);
+        fc2.forward(a.data(), rows, r.y.data(), mode == 1 ? &a_copy : mode == 2 ? &x_copy : nullptr);
+        if (mode == 1 && precision == MatmulPrecision::bf16 && bf16_matmul_uses_hardware()) {
+          EXPECT_NE(a_copy.bits_of(a.data(), rows * hidden), nullptr);  // made by fc1's GEMM
+          EXPECT_EQ(fc2.input_copy(), &a_copy);                          // and taken by fc2
+        }
+        if (mode == 2) EXPECT_NE(fc2.input_copy(), &x_copy);
+        fc2.backward(dy.data(), da.data(), false, a.data(), mode == 1 ? &da_copy : nullptr);
+        fc1.backward(da.data(), r.dx.data(), true, nullptr, nullptr, mode == 1 ? &da_copy : nullptr);
+        for (Linear<float>* l : {&fc1, &fc2})
+          for (Parameter<float>* p : l->parameters())
+            r.grads.insert(r.grads.end(), p->grad.data(), p->grad.data() + p->grad.numel());
+        return r;
+      };
+      const Result plain = run(0);
+      for (int mode : {1, 2}) {
+        const Result other = run(mode);
+        const std::string where = std::string(matmul_precision_name(precision)) + " threads " +
+                                  std::to_string(threads) + " mode " + std::to_string(mode);
+        EXPECT_TRUE(same_bits(plain.y, other.y)) << where;
+        EXPECT_TRUE(same_bits(plain.dx, other.dx)) << where;
+        EXPECT_TRUE(same_bits(plain.grads, other.grads)) << where;
+      }
+    }
 }
 
 }  // namespace

@@ -179,35 +179,71 @@ void dnnl_matmul(const GemmShape& s, const Strides& st, dnnl::memory::data_type 
   stream.wait();
   if (epilogue.relu) relu_rows(c, s.m, s.n, st.ldc);
   if (epilogue.keep_where_positive) mask_rows(c, epilogue.keep_where_positive, s.m, s.n, st.ldc);
+  if (epilogue.bf16_out)
+    for (int64_t i = 0; i < s.m; ++i) f32_to_bf16_row(c + i * st.ldc, s.n, epilogue.bf16_out + i * s.n);
 }
 
-// A GEMM on C's rows split into one band per thread, the bands computed concurrently in one OpenMP
-// region, each by band_gemm(band shape, A's band, C's band, the epilogue's band) on its thread
-// (oneDNN, called inside a parallel region, runs each call on its calling thread).
+// A GEMM on C split into one band per thread, the bands computed concurrently in one OpenMP
+// region, each by band_gemm(band shape, A's band, B's band, C's band, the epilogue's band) on its
+// thread (oneDNN, called inside a parallel region, runs each call on its calling thread).
 // Why: oneDNN 2.6 runs matmuls of a training step's size (a few hundred rows, K and N 256-1024)
 // on one thread while the other waits (perf: the second thread spun ~45 % of a G2P step);
-// bands give both threads work. The split depends only on m and the thread count, so results
-// stay deterministic for a given thread count (as everywhere in scalelab: core/parallel.hpp).
-constexpr int64_t kMinBandRows = 64;
+// bands give both threads work. C is split by rows where it has 64 rows per thread, else by
+// columns where it has 64 columns per thread, else (a deep product, k >= 256) by 32 rows or
+// columns: a weight gradient of a narrow layer (dW[64, 64] = dyᵀ x over a thousand rows, the
+// small model's) has a small C and is still a thousand rows of work. A ReLU mask and a bf16 copy
+// of C keep row bands (their row stride is C's width). The split depends only on the shape and the thread count, so
+// results stay deterministic for a given thread count (as everywhere in scalelab:
+// core/parallel.hpp).
+struct BandSplit {
+  int64_t bands = 1;
+  bool by_rows = true;
+};
+BandSplit band_split(const GemmShape& s, bool rows_only) {
+  const int64_t threads = omp_in_parallel() ? 1 : num_threads();
+  for (const int64_t min_band : {int64_t{64}, int64_t{32}}) {
+    if (min_band < 64 && s.k < 256) break;
+    const int64_t row_bands = std::min<int64_t>(threads, s.m / min_band);
+    if (row_bands > 1) return {row_bands, true};
+    const int64_t column_bands = rows_only ? 1 : std::min<int64_t>(threads, s.n / min_band);
+    if (column_bands > 1) return {column_bands, false};
+  }
+  return {};
+}
+
 template <class BandGemm>
-void in_bands(const GemmShape& s, const Strides& st, size_t element_bytes, const void* a, float* c,
-              const GemmEpilogue<float>& epilogue, const BandGemm& band_gemm) {
-  const int64_t bands = std::min<int64_t>(num_threads(), s.m / kMinBandRows);
-  if (bands <= 1 || omp_in_parallel()) {
-    band_gemm(s, a, c, epilogue);
+void in_bands(const GemmShape& s, const Strides& st, size_t element_bytes, const void* a,
+              const void* b, float* c, const GemmEpilogue<float>& epilogue,
+              const BandGemm& band_gemm) {
+  const auto [bands, by_rows] =
+      band_split(s, epilogue.keep_where_positive != nullptr || epilogue.bf16_out != nullptr);
+  if (bands <= 1) {
+    band_gemm(s, a, b, c, epilogue);
     return;
   }
+  const char* a_bytes = static_cast<const char*>(a);
+  const char* b_bytes = static_cast<const char*>(b);
 #pragma omp parallel num_threads(static_cast<int>(bands))
   {
     const int64_t t = omp_get_thread_num();
-    const int64_t m0 = s.m * t / bands, m1 = s.m * (t + 1) / bands;
     GemmShape band = s;
-    band.m = m1 - m0;
-    // op(A)'s rows m0.. start at row m0 of A, or at column m0 of the stored Aᵀ
-    const char* a_band = static_cast<const char*>(a) + element_bytes * (s.trans_a ? m0 : m0 * st.lda);
-    GemmEpilogue<float> band_epilogue = epilogue;  // the mask's rows m0.. (row stride n)
-    if (epilogue.keep_where_positive) band_epilogue.keep_where_positive += m0 * s.n;
-    band_gemm(band, a_band, c + m0 * st.ldc, band_epilogue);
+    GemmEpilogue<float> band_epilogue = epilogue;
+    if (by_rows) {
+      const int64_t m0 = s.m * t / bands, m1 = s.m * (t + 1) / bands;
+      band.m = m1 - m0;
+      // op(A)'s rows m0.. start at row m0 of A, or at column m0 of the stored Aᵀ
+      const char* a_band = a_bytes + element_bytes * (s.trans_a ? m0 : m0 * st.lda);
+      if (epilogue.keep_where_positive) band_epilogue.keep_where_positive += m0 * s.n;  // row stride n
+      if (epilogue.bf16_out) band_epilogue.bf16_out += m0 * s.n;
+      band_gemm(band, a_band, b, c + m0 * st.ldc, band_epilogue);
+    } else {
+      const int64_t n0 = s.n * t / bands, n1 = s.n * (t + 1) / bands;
+      band.n = n1 - n0;
+      // op(B)'s columns n0.. start at column n0 of B, or at row n0 of the stored Bᵀ
+      const char* b_band = b_bytes + element_bytes * (s.trans_b ? n0 * st.ldb : n0);
+      if (epilogue.bias) band_epilogue.bias += n0;
+      band_gemm(band, a, b_band, c + n0, band_epilogue);
+    }
   }
 }
 
@@ -215,10 +251,10 @@ void in_bands(const GemmShape& s, const Strides& st, size_t element_bytes, const
 void banded_matmul(const GemmShape& s, const Strides& st, dnnl::memory::data_type operands,
                    size_t element_bytes, const void* a, const void* b, float* c, float alpha,
                    float beta, const GemmEpilogue<float>& epilogue = {}) {
-  in_bands(s, st, element_bytes, a, c, epilogue,
-           [&](const GemmShape& band, const void* a_band, float* c_band,
+  in_bands(s, st, element_bytes, a, b, c, epilogue,
+           [&](const GemmShape& band, const void* a_band, const void* b_band, float* c_band,
                const GemmEpilogue<float>& band_epilogue) {
-             dnnl_matmul(band, st, operands, a_band, b, c_band, alpha, beta, band_epilogue);
+             dnnl_matmul(band, st, operands, a_band, b_band, c_band, alpha, beta, band_epilogue);
            });
 }
 
@@ -227,12 +263,18 @@ void banded_packed(const GemmShape& s, const Strides& st, const float* a, const 
                    float alpha, float beta, const GemmEpilogue<float>& epilogue = {}) {
   GemmShape resolved = s;
   resolved.lda = st.lda, resolved.ldb = st.ldb, resolved.ldc = st.ldc;
-  in_bands(resolved, st, sizeof(float), a, c, epilogue,
-           [&](const GemmShape& band, const void* a_band, float* c_band,
+  in_bands(resolved, st, sizeof(float), a, b, c, epilogue,
+           [&](const GemmShape& band, const void* a_band, const void* b_band, float* c_band,
                const GemmEpilogue<float>& band_epilogue) {
-             gemm_packed_f32(band, static_cast<const float*>(a_band), b, c_band, alpha, beta,
-                             band_epilogue);
+             gemm_packed_f32(band, static_cast<const float*>(a_band),
+                             static_cast<const float*>(b_band), c_band, alpha, beta, band_epilogue);
            });
+}
+
+// out[i, :] = bf16 bits of C[i, :] for m rows (out dense, row stride n): an epilogue's bf16_out
+// where the GEMM did not write it band by band.
+void write_bf16_out(const GemmShape& s, const Strides& st, const float* c, uint16_t* out) {
+  parallel_for(s.m, [&](int64_t i) { f32_to_bf16_row(c + i * st.ldc, s.n, out + i * s.n); });
 }
 
 // C = beta C when k = 0 (C is not read when beta = 0: it may hold NaN). Returns true if handled.
@@ -368,16 +410,21 @@ namespace {
 // bf16 copy (Bf16Copy) is used where oneDNN's bf16 matmul runs, ignored elsewhere.
 void float_gemm(const GemmShape& s, FloatOperand a, FloatOperand b, float* c, float alpha,
                 float beta, const GemmEpilogue<float>& epilogue) {
-  if (matmul_precision() == MatmulPrecision::bf16) {
-    if (bf16_matmul_uses_hardware())
-      detail::gemm_bf16_hardware(s, a.values, b.values, c, alpha, beta, epilogue, a.bf16, b.bf16);
-    else
-      detail::gemm_bf16_rounded_f32(s, a.values, b.values, c, alpha, beta, epilogue);
-    return;
+  if (matmul_precision() == MatmulPrecision::bf16 && bf16_matmul_uses_hardware()) {
+    detail::gemm_bf16_hardware(s, a.values, b.values, c, alpha, beta, epilogue, a.bf16, b.bf16);
+    return;  // (bf16_out written band by band, in dnnl_matmul)
   }
-  const Strides st = resolve_strides(s);
-  if (trivial_float_gemm(s, st, c, beta)) return;
-  f32_in_bands(s, st, a.values, b.values, c, alpha, beta, epilogue);
+  // The other paths (where Bf16Copy keeps no copy, so bf16_out is null in practice): C's bf16
+  // copy, if asked for, in a pass after the GEMM.
+  GemmEpilogue<float> rest = epilogue;
+  rest.bf16_out = nullptr;
+  if (matmul_precision() == MatmulPrecision::bf16) {
+    detail::gemm_bf16_rounded_f32(s, a.values, b.values, c, alpha, beta, rest);
+  } else {
+    const Strides st = resolve_strides(s);
+    if (!trivial_float_gemm(s, st, c, beta)) f32_in_bands(s, st, a.values, b.values, c, alpha, beta, rest);
+  }
+  if (epilogue.bf16_out) write_bf16_out(s, resolve_strides(s), c, epilogue.bf16_out);
 }
 
 // The epilogue applied in place after a GEMM (the k = 0 case of the fused path, and the twins).
@@ -390,6 +437,11 @@ void apply_epilogue(const GemmShape& s, const Strides& st, T* c, const GemmEpilo
       if (e.relu && out < T(0)) out = T(0);  // NaN and -0 kept
       if (e.keep_where_positive && !(e.keep_where_positive[i * s.n + j] > T(0))) out = T(0);
     }
+  if constexpr (std::is_same_v<T, float>) {
+    if (e.bf16_out) write_bf16_out(s, st, c, e.bf16_out);
+  } else {
+    SL_CHECK(e.bf16_out == nullptr, "GemmEpilogue::bf16_out is for float GEMMs only");
+  }
 }
 
 }  // namespace
@@ -417,12 +469,18 @@ void gemm_bias_act<float>(const GemmShape& s, const float* a, const float* b, fl
   gemm_operands(s, {a}, {b}, c, 1.0f, 0.0f, epilogue);
 }
 
-const uint16_t* Bf16Copy::convert(const float* x, int64_t n) {
+uint16_t* Bf16Copy::reserve(const float* x, int64_t n) {
   valid_ = matmul_precision() == MatmulPrecision::bf16 && bf16_matmul_uses_hardware();
+  source_ = x, n_ = n;
   if (!valid_) return nullptr;
   if (static_cast<int64_t>(bits_.size()) < n) bits_.resize(static_cast<size_t>(n));
-  convert_dense(x, n, bits_.data(), f32_to_bf16_row);
   return bits_.data();
+}
+
+const uint16_t* Bf16Copy::convert(const float* x, int64_t n) {
+  uint16_t* out = reserve(x, n);
+  if (out) convert_dense(x, n, out, f32_to_bf16_row);
+  return out;
 }
 
 template <>

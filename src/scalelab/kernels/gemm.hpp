@@ -38,11 +38,15 @@ void gemm(const GemmShape& shape, const T* a, const T* b, T* c, T alpha = T(1), 
 //     act = identity, or ReLU: max(v, 0) with NaN and -0 kept (as activation_forward keeps them)
 //     then, with keep_where_positive = a [m, n] (dense, row stride n):
 //     C[i, j] = a[i, j] > 0 ? C[i, j] : 0                   (a ReLU's backward: da · [a > 0])
+//     then, with bf16_out (float only): bf16_out[i, j] = bf16 bits of the final C[i, j] (dense,
+//     row stride n; f32_to_bf16_row): the next GEMM's operand converted while the band is in cache
+//     (Bf16Copy::reserve gives the buffer)
 template <class T>
 struct GemmEpilogue {
   const T* bias = nullptr;  // [n], or null: no bias
   bool relu = false;
   const T* keep_where_positive = nullptr;  // [m, n], or null
+  uint16_t* bf16_out = nullptr;            // [m, n], or null (float GEMMs only)
 };
 template <class T>
 void gemm_bias_act(const GemmShape& shape, const T* a, const T* b, T* c, const GemmEpilogue<T>& epilogue);
@@ -57,15 +61,28 @@ void gemm_bias_act_ref(const GemmShape& shape, const T* a, const T* b, T* c,
 // bits (f32_to_bf16_row, the rounding every bf16 GEMM applies); elsewhere it keeps nothing and
 // returns null. A GEMM given the copy computes exactly what it computes from the floats (the
 // conversion is the same), without converting them again.
+//
+// The copy also records what it is a copy of (x and n), so that a layer handed another's copy of
+// its input (the three projections of one input in attention, the FFN's hidden layer converted by
+// the GEMM that wrote it) checks it is one: bits_of(x, n).
 class Bf16Copy {
  public:
   // x: n floats, the operand as stored and dense. Returns the bits, or null (then bits() is null).
   const uint16_t* convert(const float* x, int64_t n);
+  // Room for the bits of x[n], where copies are kept, for a GEMM writing x to fill
+  // (GemmEpilogue::bf16_out); null elsewhere. The copy is x's once that GEMM has run.
+  uint16_t* reserve(const float* x, int64_t n);
   const uint16_t* bits() const { return valid_ ? bits_.data() : nullptr; }
+  // The bits if this is a copy of x[n], else null.
+  const uint16_t* bits_of(const float* x, int64_t n) const {
+    return valid_ && x == source_ && n == n_ ? bits_.data() : nullptr;
+  }
 
  private:
   std::vector<uint16_t> bits_;
   bool valid_ = false;
+  const float* source_ = nullptr;
+  int64_t n_ = 0;
 };
 
 // An operand of a float GEMM: its values, and their bf16 copy when one was made (dense, the

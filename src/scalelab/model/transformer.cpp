@@ -177,15 +177,18 @@ const Tensor<T>& Transformer<T>::run_stack(Stack& s, const int32_t* ids, BlockCa
   if (config_.positions == PositionEncoding::sinusoidal) {
     add_sinusoidal_positions(s.e0.data(), call.batch, call.len, d);  // + PE
   } else if (config_.positions == PositionEncoding::learned) {
-    for (int64_t r = 0; r < rows; ++r)                                 // + P[pos]
-      for (int64_t j = 0; j < d; ++j) s.e0[r * d + j] += s.positions.value[(r % call.len) * d + j];
+    const T* P = s.positions.value.data();                             // + P[pos]
+    T* e0 = s.e0.data();
+    parallel_for(rows, [&](int64_t r) {
+      for (int64_t j = 0; j < d; ++j) e0[r * d + j] += P[(r % call.len) * d + j];
+    });
   }
   round_tensor(mode.rounding, s.e0.data(), rows * d, PrecisionOp::embedding_scale);
   if (config_.embedding.layernorm) {
     s.embed_norm.forward(s.e0.data(), rows, s.x0.data());  // N_e
     round_tensor(mode.rounding, s.x0.data(), rows * d, PrecisionOp::layernorm_normalize);
   } else {
-    std::memcpy(s.x0.data(), s.e0.data(), s.e0.bytes());
+    parallel_copy(s.e0.data(), s.x0.data(), s.e0.numel());
   }
   s.dropout.forward(s.x0.data(), rows * d, mode.rng, mode.training);
   if (config_.positions == PositionEncoding::t5_bias) {  // shared by every layer of the stack
@@ -205,7 +208,7 @@ const Tensor<T>& Transformer<T>::run_stack(Stack& s, const int32_t* ids, BlockCa
     s.final_norm.forward(x, rows, s.out.data());
     round_tensor(mode.rounding, s.out.data(), rows * d, PrecisionOp::layernorm_normalize);
   } else {
-    std::memcpy(s.out.data(), x, rows * d * sizeof(T));
+    parallel_copy(x, s.out.data(), rows * d);
   }
   return s.out;
 }
@@ -218,12 +221,11 @@ void Transformer<T>::backward_stack(Stack& s, const T* dout, T* dmemory) {
     s.final_norm.backward(dout, s.dx.data());  // from out = N_f(x_L)
     round_tensor(rounding_, s.dx.data(), rows * d, PrecisionOp::activation_grad);
   } else {
-    std::memcpy(s.dx.data(), dout, rows * d * sizeof(T));
+    parallel_copy(dout, s.dx.data(), rows * d);
   }
-  for (auto it = s.blocks.rbegin(); it != s.blocks.rend(); ++it) {
-    const Tensor<T>& dx = it->backward(s.dx.data(), dmemory);
-    std::memcpy(s.dx.data(), dx.data(), rows * d * sizeof(T));
-  }
+  const T* dx = s.dx.data();  // each block reads the gradient of its output where the next left it
+  for (auto it = s.blocks.rbegin(); it != s.blocks.rend(); ++it) dx = it->backward(dx, dmemory).data();
+  parallel_copy(dx, s.dx.data(), rows * d);
   s.dropout.backward(s.dx.data(), rows * d);  // from x0 = D(...)
   const T* de0 = s.dx.data();
   if (config_.embedding.layernorm) {          // from x0 = N_e(e0)
@@ -232,9 +234,12 @@ void Transformer<T>::backward_stack(Stack& s, const T* dout, T* dmemory) {
     round_tensor(rounding_, s.de0.data(), rows * d, PrecisionOp::activation_grad);
     de0 = s.de0.data();
   }
-  if (config_.positions == PositionEncoding::learned) {  // from e0 += P[pos]
-    for (int64_t r = 0; r < rows; ++r)
-      for (int64_t j = 0; j < d; ++j) s.positions.grad[(r % s.len) * d + j] += de0[r * d + j];
+  if (config_.positions == PositionEncoding::learned) {  // from e0 += P[pos]: dP[p] += de0[b, p]
+    T* dP = s.positions.grad.data();  // one position per iteration, its rows summed in order
+    parallel_for(s.len, [&](int64_t p) {
+      for (int64_t b = 0; b < s.batch; ++b)
+        for (int64_t j = 0; j < d; ++j) dP[p * d + j] += de0[(b * s.len + p) * d + j];
+    });
   }
   s.embed.backward(de0);  // from s · E[ids] (sinusoids are constant)
   if (config_.positions == PositionEncoding::t5_bias) {  // from bias = table[bucket]
@@ -324,7 +329,7 @@ void Transformer<T>::backward(const T* dlogits) {
   T* dmemory = nullptr;
   if (encoder_decoder_) {
     dmemory_.resize({in.batch * in.src_len, d});
-    dmemory_.zero();
+    parallel_zero(dmemory_.data(), dmemory_.numel());
     dmemory = dmemory_.data();
   }
   backward_stack(decoder_, dh_.data(), dmemory);

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "scalelab/core/error.hpp"
+#include "scalelab/core/parallel.hpp"
 
 #include "scalelab/kernels/attention_decode.hpp"
 #include "scalelab/kernels/rope.hpp"
@@ -80,7 +81,11 @@ template <class T>
 const Tensor<T>& MultiHeadAttention<T>::scale_query(const Tensor<T>& q) {
   const T c = static_cast<T>(query_scale());
   q_scaled_.resize(q.shape());
-  for (int64_t i = 0; i < q.numel(); ++i) q_scaled_[i] = c * q[i];
+  const T* in = q.data();
+  T* out = q_scaled_.data();
+  parallel_elements(q.numel(), [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) out[i] = c * in[i];
+  });
   return q_scaled_;
 }
 
@@ -112,9 +117,10 @@ void MultiHeadAttention<T>::forward(const AttentionCall& call, const T* x_q, con
   kraw_.resize({rows_k, d});
   vbuf_.resize({rows_k, d});
   ctx_.resize({rows_q, d});
+  // One bf16 copy of an input for all its projections (where the GEMMs run in bf16).
   q_.forward(x_q, rows_q, qraw_.data());
-  k_.forward(x_kv, rows_k, kraw_.data());
-  v_.forward(x_kv, rows_k, vbuf_.data());
+  k_.forward(x_kv, rows_k, kraw_.data(), x_kv == x_q ? q_.input_copy() : nullptr);
+  v_.forward(x_kv, rows_k, vbuf_.data(), k_.input_copy());
   q_in_ = &qraw_;
   k_in_ = &kraw_;
   if (transforms_qk()) {

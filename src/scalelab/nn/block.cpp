@@ -1,8 +1,7 @@
 #include "scalelab/nn/block.hpp"
 
-#include <cstring>
-
 #include "scalelab/core/error.hpp"
+#include "scalelab/core/parallel.hpp"
 
 namespace scalelab {
 
@@ -161,7 +160,7 @@ const Tensor<T>& Block<T>::backward(const T* dy, T* dmemory) {
   grad_a_.resize(shape);  // gradient of the current stage's output
   grad_b_.resize(shape);  // gradient of its input
   df_.resize(shape);
-  std::memcpy(grad_a_.data(), dy, n * sizeof(T));
+  parallel_copy(dy, grad_a_.data(), n);
   const TensorRounding* r = call_.rounding;  // each gradient below is stored in the format
   const PrecisionOp grad_op = PrecisionOp::activation_grad;
   for (auto it = stages_.rbegin(); it != stages_.rend(); ++it) {
@@ -177,16 +176,16 @@ const Tensor<T>& Block<T>::backward(const T* dy, T* dmemory) {
     } else {
       // from out = x + D(g), g = f(N(x)) or N'(f(N(x))): dx = dout + N'ᵀ f'ᵀ [N''ᵀ] D'ᵀ dout,
       // accumulated into grad_a_ (dout) in place: it becomes the stage's input gradient
-      s.dropout.backward_into(grad_a_.data(), df_.data(), n);  // D'ᵀ dout
+      const T* df = s.dropout.backward_view(grad_a_.data(), df_.data(), n);  // D'ᵀ dout
       if (opt_.norm == NormPlacement::sandwich) {  // from g = N'(f(.))
         draw_.resize(shape);
-        s.post_norm.backward(df_.data(), draw_.data());
+        s.post_norm.backward(df, draw_.data());
         round_tensor(r, draw_.data(), n, grad_op);
-        std::swap(df_, draw_);
+        df = draw_.data();
       }
       dfin_.resize(shape);
-      dfin_.zero();
-      run_backward(s, df_.data(), dfin_.data());
+      parallel_zero(dfin_.data(), n);
+      run_backward(s, df, dfin_.data());  // reads df (maybe grad_a_ itself) before grad_a_ is written
       round_tensor(r, dfin_.data(), n, grad_op);
       s.norm.backward(dfin_.data(), grad_a_.data(), /*accumulate_dx=*/true);  // from N(x)
       round_tensor(r, grad_a_.data(), n, grad_op);

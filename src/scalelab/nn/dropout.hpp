@@ -5,6 +5,7 @@
 #pragma once
 #include <algorithm>
 
+#include "scalelab/core/parallel.hpp"
 #include "scalelab/core/rng.hpp"
 #include "scalelab/core/tensor.hpp"
 #include "scalelab/kernels/dropout.hpp"
@@ -29,7 +30,9 @@ class Dropout {
   void forward_add(T* x, const T* residual, T* out, int64_t n, Rng* rng, bool training) {
     active_ = training && p_ > 0;
     if (!active_) {
-      for (int64_t i = 0; i < n; ++i) out[i] = residual[i] + x[i];
+      parallel_elements(n, [&](int64_t b, int64_t e) {
+        for (int64_t i = b; i < e; ++i) out[i] = residual[i] + x[i];
+      });
       return;
     }
     SL_CHECK(rng != nullptr, "dropout while training needs a random generator");
@@ -40,17 +43,29 @@ class Dropout {
   void backward(T* dy, int64_t n) const {
     if (!active_) return;
     const T* mask = mask_.data();
-    for (int64_t i = 0; i < n; ++i) dy[i] *= mask[i];
+    parallel_elements(n, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) dy[i] *= mask[i];
+    });
   }
   // dx[n] = dy · m / (1 - p), out of place (a copy when inactive): one pass instead of a copy
   // followed by the in-place backward.
   void backward_into(const T* dy, T* dx, int64_t n) const {
     if (!active_) {
-      std::copy(dy, dy + n, dx);
+      parallel_copy(dy, dx, n);
       return;
     }
     const T* mask = mask_.data();
-    for (int64_t i = 0; i < n; ++i) dx[i] = dy[i] * mask[i];
+    parallel_elements(n, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) dx[i] = dy[i] * mask[i];
+    });
+  }
+  // dy itself where the forward was the identity (not training, or p = 0), else backward_into
+  // scratch and scratch: the gradient of the input, without a copy when there is nothing to do.
+  // The caller must not write dy while it reads the result.
+  const T* backward_view(const T* dy, T* scratch, int64_t n) const {
+    if (!active_) return dy;
+    backward_into(dy, scratch, n);
+    return scratch;
   }
   double p() const { return p_; }
 

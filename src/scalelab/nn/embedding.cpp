@@ -1,9 +1,11 @@
 #include "scalelab/nn/embedding.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
 #include "scalelab/core/error.hpp"
+#include "scalelab/core/parallel.hpp"
 
 namespace scalelab {
 
@@ -27,12 +29,13 @@ void Embedding<T>::forward(const int32_t* ids, int64_t rows, T* y) {
   saved_rows_ = rows;
   const T s = scale();
   const T* table = table_.value.data();
-  for (int64_t r = 0; r < rows; ++r) {
+  for (int64_t r = 0; r < rows; ++r)  // checked first: an exception may not leave a parallel region
     SL_CHECK(ids[r] >= 0 && ids[r] < vocab_, "token id ", ids[r], " at position ", r,
              " is outside the vocabulary [0, ", vocab_, ")");
+  parallel_for(rows, [&](int64_t r) {
     const T* row = table + ids[r] * dim_;
     for (int64_t j = 0; j < dim_; ++j) y[r * dim_ + j] = s * row[j];
-  }
+  });
 }
 
 template <class T>
@@ -40,15 +43,30 @@ void Embedding<T>::backward(const T* dy) {
   const T s = scale();
   T* dtable = table_.grad.data();
   const T* table = table_.value.data();
-  T ds = 0;
+  if (!learned_) {
+    // dE[id] += s · dy[r] (from y[r] = s · E[id]). Rows sharing an id add into one table row, so
+    // the threads split the columns, not the rows: each element still sums its rows in order, the
+    // same sum on any number of threads.
+    constexpr int64_t kColumns = 16;
+    parallel_for((dim_ + kColumns - 1) / kColumns, [&](int64_t block) {
+      const int64_t j0 = block * kColumns, j1 = std::min(dim_, j0 + kColumns);
+      for (int64_t r = 0; r < saved_rows_; ++r) {
+        T* __restrict out = dtable + saved_ids_[r] * dim_;
+        const T* __restrict in = dy + r * dim_;
+        for (int64_t j = j0; j < j1; ++j) out[j] += s * in[j];
+      }
+    });
+    return;
+  }
+  T ds = 0;  // and ds += dy[r] · E[id] (from y[r] = s · E[id], s learned): one sum, serial
   for (int64_t r = 0; r < saved_rows_; ++r) {
     const int64_t id = saved_ids_[r];
     for (int64_t j = 0; j < dim_; ++j) {
       dtable[id * dim_ + j] += s * dy[r * dim_ + j];   // from y[r] = s · E[id]
-      if (learned_) ds += dy[r * dim_ + j] * table[id * dim_ + j];
+      ds += dy[r * dim_ + j] * table[id * dim_ + j];
     }
   }
-  if (learned_) scale_param_.grad[0] += ds;
+  scale_param_.grad[0] += ds;
 }
 
 template <class T>
@@ -76,12 +94,13 @@ void add_sinusoidal_positions(T* x, int64_t batch, int64_t len, int64_t dim, int
     }
     made_len = len, made_dim = dim, made_offset = offset;
   }
-  const T* __restrict pe = table.data();
-  for (int64_t b = 0; b < batch; ++b) {
+  const T* pe = table.data();  // this thread's table, read by all
+  parallel_for(batch, [&](int64_t b) {
     T* __restrict rows = x + b * len * dim;
+    const T* __restrict row_pe = pe;
 #pragma omp simd
-    for (int64_t j = 0; j < len * dim; ++j) rows[j] += pe[j];
-  }
+    for (int64_t j = 0; j < len * dim; ++j) rows[j] += row_pe[j];
+  });
 }
 
 template class Embedding<float>;

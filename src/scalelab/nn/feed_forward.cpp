@@ -13,8 +13,8 @@ void FeedForward<T>::forward(const T* x, int64_t rows, T* y) {
   rows_ = rows;
   post_act_.resize({rows, fc1_.out_features()});
   if (act_ == Activation::relu) {  // a = relu(x W1ᵀ + b1) in one pass; a > 0 exactly where h > 0
-    fc1_.forward_relu(x, rows, post_act_.data());
-    fc2_.forward(post_act_.data(), rows, y);                                 // y = a W2ᵀ + b2
+    fc1_.forward_relu(x, rows, post_act_.data(), &post_act_bf16_);
+    fc2_.forward(post_act_.data(), rows, y, &post_act_bf16_);                // y = a W2ᵀ + b2
     return;
   }
   pre_act_.resize({rows, fc1_.out_features()});
@@ -29,8 +29,9 @@ void FeedForward<T>::backward(const T* dy, T* dx) {
   if (act_ == Activation::relu) {
     // from y = a W2ᵀ + b2 and a = relu(h): dh = (dy W2) · [h > 0] = (dy W2) · [a > 0] (a was
     // kept, h was not), the mask applied with fc2's dx GEMM
-    fc2_.backward(dy, dpost_.data(), /*accumulate_dx=*/false, /*dx_keep_where_positive=*/post_act_.data());
-    fc1_.backward(dpost_.data(), dx, /*accumulate_dx=*/true);                // from h = x W1ᵀ + b1
+    fc2_.backward(dy, dpost_.data(), /*accumulate_dx=*/false, /*dx_keep_where_positive=*/post_act_.data(),
+                  &dpost_bf16_);
+    fc1_.backward(dpost_.data(), dx, /*accumulate_dx=*/true, nullptr, nullptr, &dpost_bf16_);  // from h = x W1ᵀ + b1
     return;
   }
   fc2_.backward(dy, dpost_.data());                                          // from y = a W2ᵀ + b2

@@ -22,6 +22,9 @@ class FeedForward {
   Activation act_ = Activation::relu;
   Linear<T> fc1_, fc2_;
   Tensor<T> pre_act_, post_act_, dpost_, dpre_;
+  // With the ReLU, where the GEMMs run in bf16: a's and da's bf16 copies, written by the GEMMs that
+  // write a (fc1's forward) and da (fc2's dx), read by the GEMMs of fc2's forward and fc1's backward.
+  Bf16Copy post_act_bf16_, dpost_bf16_;
   int64_t rows_ = 0;
 };
 

@@ -10,30 +10,35 @@
 namespace scalelab {
 namespace {
 
-// sums[o] += sum_r dy[r, o]. Column blocks go to the threads; within a block the rows are added
-// in order into a local accumulator (a full block of 64 floats stays in four AVX-512 registers
-// instead of a load and a store of sums per row), which is added to sums at the end; so the
-// result does not depend on the thread count.
+// sums[o] += sum_r dy[r, o]. Column blocks of 16 go to the threads (a layer 64 wide is still
+// split); within a block the even rows are added in order into one accumulator and the odd rows
+// into another (two chains of adds: one chain waited on the add latency), then sums[o] +=
+// even[o] + odd[o]. The order does not depend on the thread count; the accumulators (2 x 16
+// floats) stay in registers.
 template <class T>
 void add_column_sums(const T* __restrict dy, int64_t rows, int64_t cols, T* __restrict sums) {
-  constexpr int64_t kBlock = 64;
+  constexpr int64_t kBlock = 16;
   parallel_for((cols + kBlock - 1) / kBlock, [&](int64_t blk) {
     const int64_t c0 = blk * kBlock, width = std::min(cols, c0 + kBlock) - c0;
-    T acc[kBlock] = {};
+    T even[kBlock] = {}, odd[kBlock] = {};
+    const T* __restrict d = dy + c0;
+    int64_t r = 0;
     if (width == kBlock) {  // the common case, with a compile-time trip count
-      for (int64_t r = 0; r < rows; ++r) {
-        const T* __restrict dr = dy + r * cols + c0;
+      for (; r + 2 <= rows; r += 2) {
 #pragma omp simd
-        for (int64_t o = 0; o < kBlock; ++o) acc[o] += dr[o];
+        for (int64_t o = 0; o < kBlock; ++o) even[o] += d[r * cols + o];
+#pragma omp simd
+        for (int64_t o = 0; o < kBlock; ++o) odd[o] += d[(r + 1) * cols + o];
       }
     } else {
-      for (int64_t r = 0; r < rows; ++r) {
-        const T* __restrict dr = dy + r * cols + c0;
-#pragma omp simd
-        for (int64_t o = 0; o < width; ++o) acc[o] += dr[o];
+      for (; r + 2 <= rows; r += 2) {
+        for (int64_t o = 0; o < width; ++o) even[o] += d[r * cols + o];
+        for (int64_t o = 0; o < width; ++o) odd[o] += d[(r + 1) * cols + o];
       }
     }
-    for (int64_t o = 0; o < width; ++o) sums[c0 + o] += acc[o];
+    if (r < rows)
+      for (int64_t o = 0; o < width; ++o) even[o] += d[r * cols + o];
+    for (int64_t o = 0; o < width; ++o) sums[c0 + o] += even[o] + odd[o];
   });
 }
 
@@ -50,34 +55,40 @@ Linear<T>::Linear(const std::string& name, int64_t in_features, int64_t out_feat
 }
 
 template <class T>
-void Linear<T>::forward(const T* x, int64_t rows, T* y) {
-  forward_gemm(x, rows, y, /*relu=*/false);
+void Linear<T>::forward(const T* x, int64_t rows, T* y, const Bf16Copy* x_copy) {
+  forward_gemm(x, rows, y, /*relu=*/false, x_copy, nullptr);
 }
 
 template <class T>
-void Linear<T>::forward_relu(const T* x, int64_t rows, T* y) {
-  forward_gemm(x, rows, y, /*relu=*/true);
+void Linear<T>::forward_relu(const T* x, int64_t rows, T* y, Bf16Copy* y_copy) {
+  forward_gemm(x, rows, y, /*relu=*/true, nullptr, y_copy);
 }
 
 template <class T>
-void Linear<T>::forward_gemm(const T* x, int64_t rows, T* y, bool relu) {
+void Linear<T>::forward_gemm(const T* x, int64_t rows, T* y, bool relu, const Bf16Copy* x_copy,
+                             Bf16Copy* y_copy) {
   saved_x_ = x;
   saved_rows_ = rows;
   // y[rows, out] = act(x[rows, in] · W[out, in]ᵀ + b), the bias and the ReLU inside the GEMM
   const GemmShape shape{.m = rows, .n = out_, .k = in_, .trans_b = true};
-  const GemmEpilogue<T> epilogue{.bias = has_bias_ ? bias_.value.data() : nullptr, .relu = relu};
+  GemmEpilogue<T> epilogue{.bias = has_bias_ ? bias_.value.data() : nullptr, .relu = relu};
   const T* w = weight_.value.data();
   if constexpr (std::is_same_v<T, float>) {
-    // Where the GEMMs run in bf16, x and W are converted once here and serve backward too.
-    gemm_operands(shape, {x, x_bf16_.convert(x, rows * in_)}, {w, w_bf16_.convert(w, out_ * in_)},
-                  y, 1.0f, 0.0f, epilogue);
+    // Where the GEMMs run in bf16, x and W are converted once here (or x's copy is given) and
+    // serve backward too.
+    const uint16_t* x_bits = x_copy ? x_copy->bits_of(x, rows * in_) : nullptr;
+    x_copy_ = x_bits ? x_copy : &x_bf16_;
+    if (!x_bits) x_bits = x_bf16_.convert(x, rows * in_);
+    if (y_copy) epilogue.bf16_out = y_copy->reserve(y, rows * out_);
+    gemm_operands(shape, {x, x_bits}, {w, w_bf16_.convert(w, out_ * in_)}, y, 1.0f, 0.0f, epilogue);
   } else {
     gemm_bias_act<T>(shape, x, w, y, epilogue);
   }
 }
 
 template <class T>
-void Linear<T>::backward(const T* dy, T* dx, bool accumulate_dx, const T* dx_keep_where_positive) {
+void Linear<T>::backward(const T* dy, T* dx, bool accumulate_dx, const T* dx_keep_where_positive,
+                         Bf16Copy* dx_copy, const Bf16Copy* dy_copy) {
   SL_CHECK(!(accumulate_dx && dx_keep_where_positive),
            "Linear::backward: a ReLU mask on dx needs dx overwritten, not accumulated");
   const int64_t rows = saved_rows_;
@@ -86,14 +97,17 @@ void Linear<T>::backward(const T* dy, T* dx, bool accumulate_dx, const T* dx_kee
   const GemmShape dw_shape{.m = out_, .n = in_, .k = rows, .trans_a = true};
   // dx[rows, in] = dy[rows, out] · W[out, in]   (or += ; or · [a > 0], a ReLU's backward)
   const GemmShape dx_shape{.m = rows, .n = in_, .k = out_};
-  const GemmEpilogue<T> dx_epilogue{.keep_where_positive = dx_keep_where_positive};
+  GemmEpilogue<T> dx_epilogue{.keep_where_positive = dx_keep_where_positive};
   const T dx_beta = accumulate_dx ? T(1) : T(0);
   if constexpr (std::is_same_v<T, float>) {
-    // dy converted once for both products; x and W as forward converted them.
+    // dy converted once for both products (unless its copy is given); x and W as forward had them.
     thread_local Bf16Copy dy_bf16;
-    const FloatOperand dy_operand{dy, dy_bf16.convert(dy, rows * out_)};
-    gemm_operands(dw_shape, dy_operand, {saved_x_, x_bf16_.bits()}, weight_.grad.data(), 1.0f,
-                  1.0f);
+    const uint16_t* dy_bits = dy_copy ? dy_copy->bits_of(dy, rows * out_) : nullptr;
+    if (!dy_bits) dy_bits = dy_bf16.convert(dy, rows * out_);
+    const FloatOperand dy_operand{dy, dy_bits};
+    gemm_operands(dw_shape, dy_operand, {saved_x_, x_copy_->bits_of(saved_x_, rows * in_)},
+                  weight_.grad.data(), 1.0f, 1.0f);
+    if (dx && dx_copy) dx_epilogue.bf16_out = dx_copy->reserve(dx, rows * in_);
     if (dx)
       gemm_operands(dx_shape, dy_operand, {w, w_bf16_.bits()}, dx, 1.0f, dx_beta, dx_epilogue);
   } else {

@@ -14,15 +14,25 @@ class Linear {
          ParamRole weight_role = ParamRole::weight);
 
   // x: [rows, in] (kept by pointer until backward), y: [rows, out].
-  void forward(const T* x, int64_t rows, T* y);
+  // Where the float GEMMs run in bf16 (kernels/gemm.hpp, Bf16Copy), x is converted once and the
+  // copy serves backward too; x_copy, when given and a copy of this x (bits_of), is used instead
+  // of converting x again: another layer's input_copy() of the same input, or a copy the GEMM
+  // that wrote x made (y_copy below).
+  void forward(const T* x, int64_t rows, T* y, const Bf16Copy* x_copy = nullptr);
   // y = relu(x Wᵀ + b): the bias and the ReLU fused into the GEMM (kernels/gemm.hpp,
   // gemm_bias_act; forward fuses the bias the same way). The caller keeps y for the ReLU's backward.
-  void forward_relu(const T* x, int64_t rows, T* y);
+  // y_copy: where copies are kept, the GEMM also writes y's bf16 copy there, band by band.
+  void forward_relu(const T* x, int64_t rows, T* y, Bf16Copy* y_copy = nullptr);
   // dW += dyᵀ x, db += colsum(dy); dx = dy W (or += when accumulate_dx). dx may be null.
   // With dx_keep_where_positive = a [rows, in] (not with accumulate_dx): dx = (dy W) · [a > 0],
   // the backward of a ReLU whose output a fed this layer, fused with the GEMM (gemm_bias_act).
+  // dx_copy: where copies are kept, the dx GEMM also writes dx's bf16 copy there; dy_copy: dy's
+  // copy, if one was made (used where it is a copy of this dy).
   void backward(const T* dy, T* dx, bool accumulate_dx = false,
-                const T* dx_keep_where_positive = nullptr);
+                const T* dx_keep_where_positive = nullptr, Bf16Copy* dx_copy = nullptr,
+                const Bf16Copy* dy_copy = nullptr);
+  // The bf16 copy of the last forward's input (this layer's own or the one it was given).
+  const Bf16Copy* input_copy() const { return x_copy_; }
 
   ParameterRefs<T> parameters();
   Parameter<T>& weight() { return weight_; }
@@ -37,10 +47,13 @@ class Linear {
   Parameter<T> weight_, bias_;
   const T* saved_x_ = nullptr;
   int64_t saved_rows_ = 0;
-  // x's and W's bf16 copies from the last forward, for backward (float GEMMs in bf16 only).
+  // x's and W's bf16 copies from the last forward, for backward (float GEMMs in bf16 only);
+  // x_copy_: the copy of x in use, x_bf16_ or the one forward was given.
   Bf16Copy x_bf16_, w_bf16_;
+  const Bf16Copy* x_copy_ = &x_bf16_;
 
-  void forward_gemm(const T* x, int64_t rows, T* y, bool relu);
+  void forward_gemm(const T* x, int64_t rows, T* y, bool relu, const Bf16Copy* x_copy,
+                    Bf16Copy* y_copy);
 };
 
 }  // namespace scalelab

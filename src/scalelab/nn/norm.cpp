@@ -1,5 +1,6 @@
 #include "scalelab/nn/norm.hpp"
 
+#include "scalelab/core/parallel.hpp"
 #include "scalelab/kernels/rmsnorm.hpp"
 
 namespace scalelab {
@@ -45,7 +46,10 @@ void Norm<T>::backward(const T* dy, T* dx, bool accumulate_dx) {
                         weight_.grad.data());
   }
   if (accumulate_dx) {
-    for (int64_t i = 0; i < saved_rows_ * dim_; ++i) dx[i] += target[i];
+    const T* from = target;
+    parallel_elements(saved_rows_ * dim_, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) dx[i] += from[i];
+    });
   }
 }
 
