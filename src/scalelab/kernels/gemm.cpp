@@ -215,8 +215,10 @@ template <class BandGemm>
 void in_bands(const GemmShape& s, const Strides& st, size_t element_bytes, const void* a,
               const void* b, float* c, const GemmEpilogue<float>& epilogue,
               const BandGemm& band_gemm) {
-  const auto [bands, by_rows] =
+  const BandSplit split =
       band_split(s, epilogue.keep_where_positive != nullptr || epilogue.bf16_out != nullptr);
+  const int64_t bands = split.bands;
+  const bool by_rows = split.by_rows;
   if (bands <= 1) {
     band_gemm(s, a, b, c, epilogue);
     return;

@@ -160,23 +160,22 @@ const Tensor<T>& Block<T>::backward(const T* dy, T* dmemory) {
   grad_a_.resize(shape);  // gradient of the current stage's output
   grad_b_.resize(shape);  // gradient of its input
   df_.resize(shape);
-  parallel_copy(dy, grad_a_.data(), n);
+  const T* g = dy;  // the gradient of the current stage's output: dy, then grad_a_
   const TensorRounding* r = call_.rounding;  // each gradient below is stored in the format
   const PrecisionOp grad_op = PrecisionOp::activation_grad;
   for (auto it = stages_.rbegin(); it != stages_.rend(); ++it) {
     Stage& s = *it;
     if (opt_.norm == NormPlacement::post) {
       // from out = N(sum), sum = x + D(f(x)): dsum = N'ᵀ dout; dx = dsum + f'ᵀ D'ᵀ dsum
-      s.norm.backward(grad_a_.data(), grad_b_.data());
+      s.norm.backward(g, grad_b_.data());
       round_tensor(r, grad_b_.data(), n, grad_op);
       s.dropout.backward_into(grad_b_.data(), df_.data(), n);  // D'ᵀ dsum
       run_backward(s, df_.data(), grad_b_.data());
       round_tensor(r, grad_b_.data(), n, grad_op);
       std::swap(grad_a_, grad_b_);
     } else {
-      // from out = x + D(g), g = f(N(x)) or N'(f(N(x))): dx = dout + N'ᵀ f'ᵀ [N''ᵀ] D'ᵀ dout,
-      // accumulated into grad_a_ (dout) in place: it becomes the stage's input gradient
-      const T* df = s.dropout.backward_view(grad_a_.data(), df_.data(), n);  // D'ᵀ dout
+      // from out = x + D(g), g = f(N(x)) or N'(f(N(x))): dx = dout + N'ᵀ f'ᵀ [N''ᵀ] D'ᵀ dout
+      const T* df = s.dropout.backward_view(g, df_.data(), n);  // D'ᵀ dout
       if (opt_.norm == NormPlacement::sandwich) {  // from g = N'(f(.))
         draw_.resize(shape);
         s.post_norm.backward(df, draw_.data());
@@ -185,11 +184,12 @@ const Tensor<T>& Block<T>::backward(const T* dy, T* dmemory) {
       }
       dfin_.resize(shape);
       parallel_zero(dfin_.data(), n);
-      run_backward(s, df, dfin_.data());  // reads df (maybe grad_a_ itself) before grad_a_ is written
+      run_backward(s, df, dfin_.data());  // reads df (maybe g itself) before grad_a_ is written
       round_tensor(r, dfin_.data(), n, grad_op);
-      s.norm.backward(dfin_.data(), grad_a_.data(), /*accumulate_dx=*/true);  // from N(x)
+      s.norm.backward_add(dfin_.data(), g, grad_a_.data());  // dout + N'ᵀ dfin (g may be grad_a_)
       round_tensor(r, grad_a_.data(), n, grad_op);
     }
+    g = grad_a_.data();
   }
   return grad_a_;
 }

@@ -32,24 +32,28 @@ void Norm<T>::forward(const T* x, int64_t rows, T* y) {
 
 template <class T>
 void Norm<T>::backward(const T* dy, T* dx, bool accumulate_dx) {
+  if (accumulate_dx) backward_add(dy, dx, dx);
+  else backward_into(dy, dx);
+}
+
+template <class T>
+void Norm<T>::backward_add(const T* dy, const T* residual, T* dx) {
+  scratch_.resize({saved_rows_, dim_});
+  backward_into(dy, scratch_.data());
+  const T* from = scratch_.data();
+  parallel_elements(saved_rows_ * dim_, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) dx[i] = residual[i] + from[i];
+  });
+}
+
+template <class T>
+void Norm<T>::backward_into(const T* dy, T* dx) {
   const NormShape s{saved_rows_, dim_, eps_};
-  T* target = dx;
-  if (accumulate_dx) {
-    scratch_.resize({saved_rows_, dim_});
-    target = scratch_.data();
-  }
   if (kind_ == NormKind::layer) {
-    layernorm_backward<T>(s, dy, saved_x_, weight_.value.data(), mean_.data(), rstd_.data(), target,
+    layernorm_backward<T>(s, dy, saved_x_, weight_.value.data(), mean_.data(), rstd_.data(), dx,
                           weight_.grad.data(), bias_.grad.data());
   } else {
-    rmsnorm_backward<T>(s, dy, saved_x_, weight_.value.data(), rstd_.data(), target,
-                        weight_.grad.data());
-  }
-  if (accumulate_dx) {
-    const T* from = target;
-    parallel_elements(saved_rows_ * dim_, [&](int64_t b, int64_t e) {
-      for (int64_t i = b; i < e; ++i) dx[i] += from[i];
-    });
+    rmsnorm_backward<T>(s, dy, saved_x_, weight_.value.data(), rstd_.data(), dx, weight_.grad.data());
   }
 }
 

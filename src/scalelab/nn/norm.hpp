@@ -20,6 +20,9 @@ class Norm {
   void forward(const T* x, int64_t rows, T* y);
   // dx = N'(x)ᵀ dy (or += when accumulate_dx); accumulates the gain (and bias) gradients.
   void backward(const T* dy, T* dx, bool accumulate_dx = false);
+  // dx = residual + N'(x)ᵀ dy in one pass after the norm's (a residual stage's input gradient);
+  // residual may be dx itself (then as backward with accumulate_dx).
+  void backward_add(const T* dy, const T* residual, T* dx);
 
   ParameterRefs<T> parameters();
   NormKind kind() const { return kind_; }
@@ -33,6 +36,8 @@ class Norm {
   const T* saved_x_ = nullptr;
   Tensor<T> mean_, rstd_, scratch_;
   int64_t saved_rows_ = 0;
+
+  void backward_into(const T* dy, T* dx);  // dx = N'(x)ᵀ dy, the parameter gradients accumulated
 };
 
 }  // namespace scalelab
