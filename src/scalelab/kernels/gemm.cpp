@@ -14,6 +14,7 @@
 #include "scalelab/core/error.hpp"
 #include "scalelab/core/parallel.hpp"
 #include "scalelab/kernels/bf16_convert.hpp"
+#include "scalelab/kernels/epilogue_rows.hpp"
 #include "scalelab/kernels/gemm_packed.hpp"
 #include "scalelab/kernels/gemm_speed_probe.hpp"
 #include "scalelab/kernels/simd_dispatch.hpp"
@@ -91,28 +92,6 @@ struct MatmulKeyHash {
     return h;
   }
 };
-
-// C[i, :] = max(C[i, :], 0) for m rows: NaN and -0 kept. Not oneDNN's eltwise_relu post-op, which
-// turns NaN into 0 (measured: tests/kernels/gemm_epilogue_test.cpp) and would hide a non-finite
-// weight from the trainer's guard; run by the thread that just wrote the rows, so they are still
-// in its cache and no parallel region is added.
-__attribute__((noinline)) void relu_rows(float* c, int64_t m, int64_t n, int64_t ldc) {
-  for (int64_t i = 0; i < m; ++i) {
-    float* __restrict row = c + i * ldc;
-#pragma omp simd
-    for (int64_t j = 0; j < n; ++j) row[j] = row[j] < 0.0f ? 0.0f : row[j];
-  }
-}
-
-// C[i, j] = a[i, j] > 0 ? C[i, j] : 0 for m rows (a dense, row stride n): a ReLU's backward.
-__attribute__((noinline)) void mask_rows(float* c, const float* a, int64_t m, int64_t n, int64_t ldc) {
-  for (int64_t i = 0; i < m; ++i) {
-    float* __restrict row = c + i * ldc;
-    const float* __restrict keep = a + i * n;
-#pragma omp simd
-    for (int64_t j = 0; j < n; ++j) row[j] = keep[j] > 0.0f ? row[j] : 0.0f;
-  }
-}
 
 // One oneDNN matmul: C[m, n] (f32, row stride ldc) = act(alpha op(A) op(B) + bias + beta C), with
 // A and B of the given data type at the given element strides (bias and act only with alpha = 1

@@ -1,0 +1,64 @@
+// kernels/epilogue_rows against plain loops, bit for bit: rows of widths around the vector width
+// (tails), a row stride wider than the row (nothing outside the rows written), and the values whose
+// handling is the contract: NaN and -0 kept by the ReLU, a NaN or -0 in the mask's a giving 0,
+// subnormals and infinities.
+#include "scalelab/kernels/epilogue_rows.hpp"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "support/numerics.hpp"
+
+namespace scalelab {
+namespace {
+
+// n values from N(0, 1) with the special ones mixed in at fixed places.
+std::vector<float> with_specials(int64_t n, uint64_t seed) {
+  std::vector<float> v = testing::normals<float>(n, seed);
+  const float specials[] = {std::numeric_limits<float>::quiet_NaN(),
+                            -std::numeric_limits<float>::quiet_NaN(),
+                            -0.0f,
+                            0.0f,
+                            std::numeric_limits<float>::denorm_min(),
+                            -std::numeric_limits<float>::denorm_min(),
+                            std::numeric_limits<float>::infinity(),
+                            -std::numeric_limits<float>::infinity()};
+  for (size_t i = 0; i < v.size(); i += 5) v[i] = specials[(i / 5) % 8];
+  return v;
+}
+
+TEST(EpilogueRows, ReluAndMaskEqualPlainLoopsBitForBit) {
+  for (int64_t n : {1, 7, 15, 16, 17, 31, 33, 64, 100}) {
+    const int64_t m = 5, ldc = n + 3;
+    const std::vector<float> c0 = with_specials(m * ldc, 1 + n), a = with_specials(m * n, 100 + n);
+    std::vector<float> relu = c0, relu_want = c0, mask = c0, mask_want = c0;
+    relu_rows(relu.data(), m, n, ldc);
+    mask_rows(mask.data(), a.data(), m, n, ldc);
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        float& r = relu_want[i * ldc + j];
+        r = r < 0.0f ? 0.0f : r;
+        float& k = mask_want[i * ldc + j];
+        k = a[i * n + j] > 0.0f ? k : 0.0f;
+      }
+    EXPECT_EQ(std::memcmp(relu.data(), relu_want.data(), relu.size() * sizeof(float)), 0) << "n " << n;
+    EXPECT_EQ(std::memcmp(mask.data(), mask_want.data(), mask.size() * sizeof(float)), 0) << "n " << n;
+  }
+}
+
+TEST(EpilogueRows, ReluKeepsNaNAndNegativeZero) {
+  std::vector<float> row = {std::numeric_limits<float>::quiet_NaN(), -0.0f, -1.0f, 2.0f};
+  relu_rows(row.data(), 1, 4, 4);
+  EXPECT_TRUE(std::isnan(row[0]));
+  EXPECT_TRUE(std::signbit(row[1]) && row[1] == 0.0f);
+  EXPECT_EQ(row[2], 0.0f);
+  EXPECT_FALSE(std::signbit(row[2]));
+  EXPECT_EQ(row[3], 2.0f);
+}
+
+}  // namespace
+}  // namespace scalelab
