@@ -142,7 +142,10 @@ void Block<T>::cache_memory(const T* memory, int64_t sequences, int64_t len, Blo
   cross_attn_.project_memory(memory, sequences, len, cache.cross);
 }
 
-// Accumulates f's input gradient into dinput (+=) given df, the gradient of f's output.
+// Accumulates f's input gradient into dinput (+=) given df, the gradient of f's output. df may be
+// dinput itself: each f's backward reads df only in its output layer's backward (attention's o,
+// the FFN's fc2), before anything is added into dinput (the post-norm path relies on it; the
+// post-norm cases of tests/model/transformer_gradcheck_test.cpp check it).
 template <class T>
 void Block<T>::run_backward(Stage& s, const T* df, T* dinput) {
   switch (s.kind) {
@@ -169,8 +172,10 @@ const Tensor<T>& Block<T>::backward(const T* dy, T* dmemory) {
       // from out = N(sum), sum = x + D(f(x)): dsum = N'ᵀ dout; dx = dsum + f'ᵀ D'ᵀ dsum
       s.norm.backward(g, grad_b_.data());
       round_tensor(r, grad_b_.data(), n, grad_op);
-      s.dropout.backward_into(grad_b_.data(), df_.data(), n);  // D'ᵀ dsum
-      run_backward(s, df_.data(), grad_b_.data());
+      // D'ᵀ dsum: dsum itself when dropout is off, which run_backward then reads while adding
+      // into it: it reads df only before it writes dinput (see run_backward)
+      const T* df = s.dropout.backward_view(grad_b_.data(), df_.data(), n);
+      run_backward(s, df, grad_b_.data());
       round_tensor(r, grad_b_.data(), n, grad_op);
       std::swap(grad_a_, grad_b_);
     } else {
