@@ -105,7 +105,8 @@ void Linear<T>::backward(const T* dy, T* dx, bool accumulate_dx, const T* dx_kee
     const uint16_t* dy_bits = dy_copy ? dy_copy->bits_of(dy, rows * out_) : nullptr;
     if (!dy_bits) dy_bits = dy_bf16.convert(dy, rows * out_);
     const FloatOperand dy_operand{dy, dy_bits};
-    gemm_operands(dw_shape, dy_operand, {saved_x_, x_copy_->bits_of(saved_x_, rows * in_)},
+    const uint16_t* x_bits = x_copy_ ? x_copy_->bits_of(saved_x_, rows * in_) : nullptr;
+    gemm_operands(dw_shape, dy_operand, {saved_x_, x_bits},
                   weight_.grad.data(), 1.0f, 1.0f);
     if (dx && dx_copy) dx_epilogue.bf16_out = dx_copy->reserve(dx, rows * in_);
     if (dx)

@@ -31,7 +31,8 @@ class Linear {
   void backward(const T* dy, T* dx, bool accumulate_dx = false,
                 const T* dx_keep_where_positive = nullptr, Bf16Copy* dx_copy = nullptr,
                 const Bf16Copy* dy_copy = nullptr);
-  // The bf16 copy of the last forward's input (this layer's own or the one it was given).
+  // The bf16 copy of the last forward's input (this layer's own or the one it was given; null
+  // before the first forward).
   const Bf16Copy* input_copy() const { return x_copy_; }
 
   ParameterRefs<T> parameters();
@@ -48,9 +49,10 @@ class Linear {
   const T* saved_x_ = nullptr;
   int64_t saved_rows_ = 0;
   // x's and W's bf16 copies from the last forward, for backward (float GEMMs in bf16 only);
-  // x_copy_: the copy of x in use, x_bf16_ or the one forward was given.
+  // x_copy_: the copy of x in use, x_bf16_ or the one forward was given (set by every float
+  // forward; null before the first).
   Bf16Copy x_bf16_, w_bf16_;
-  const Bf16Copy* x_copy_ = &x_bf16_;
+  const Bf16Copy* x_copy_ = nullptr;
 
   void forward_gemm(const T* x, int64_t rows, T* y, bool relu, const Bf16Copy* x_copy,
                     Bf16Copy* y_copy);
