@@ -188,7 +188,9 @@ TEST(Bf16Copy, LayersHandingCopiesOnEqualTheSameLayersWithoutThem) {
           EXPECT_NE(a_copy.bits_of(a.data(), rows * hidden), nullptr);  // made by fc1's GEMM
           EXPECT_EQ(fc2.input_copy(), &a_copy);                          // and taken by fc2
         }
-        if (mode == 2) EXPECT_NE(fc2.input_copy(), &x_copy);
+        if (mode == 2) {
+          EXPECT_NE(fc2.input_copy(), &x_copy);
+        }
         fc2.backward(dy.data(), da.data(), false, a.data(), mode == 1 ? &da_copy : nullptr);
         fc1.backward(da.data(), r.dx.data(), true, nullptr, nullptr, mode == 1 ? &da_copy : nullptr);
         for (Linear<float>* l : {&fc1, &fc2})
