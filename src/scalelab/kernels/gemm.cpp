@@ -93,6 +93,12 @@ struct MatmulKeyHash {
   }
 };
 
+// out[i, :] = bf16 bits of C[i, :] for m rows (out dense, row stride n): an epilogue's bf16_out.
+// Inside a band's parallel region (dnnl_matmul's) parallel_for runs the rows on the calling thread.
+void write_bf16_out(const GemmShape& s, const Strides& st, const float* c, uint16_t* out) {
+  parallel_for(s.m, [&](int64_t i) { f32_to_bf16_row(c + i * st.ldc, s.n, out + i * s.n); });
+}
+
 // One oneDNN matmul: C[m, n] (f32, row stride ldc) = act(alpha op(A) op(B) + bias + beta C), with
 // A and B of the given data type at the given element strides (bias and act only with alpha = 1
 // and beta = 0: gemm_bias_act; the bias inside oneDNN, the ReLU by relu_rows). oneDNN has its own
@@ -158,8 +164,7 @@ void dnnl_matmul(const GemmShape& s, const Strides& st, dnnl::memory::data_type 
   stream.wait();
   if (epilogue.relu) relu_rows(c, s.m, s.n, st.ldc);
   if (epilogue.keep_where_positive) mask_rows(c, epilogue.keep_where_positive, s.m, s.n, st.ldc);
-  if (epilogue.bf16_out)
-    for (int64_t i = 0; i < s.m; ++i) f32_to_bf16_row(c + i * st.ldc, s.n, epilogue.bf16_out + i * s.n);
+  if (epilogue.bf16_out) write_bf16_out(s, st, c, epilogue.bf16_out);
 }
 
 // A GEMM on C split into one band per thread, the bands computed concurrently in one OpenMP
@@ -171,9 +176,9 @@ void dnnl_matmul(const GemmShape& s, const Strides& st, dnnl::memory::data_type 
 // columns where it has 64 columns per thread, else (a deep product, k >= 256) by 32 rows or
 // columns: a weight gradient of a narrow layer (dW[64, 64] = dyᵀ x over a thousand rows, the
 // small model's) has a small C and is still a thousand rows of work. A ReLU mask and a bf16 copy
-// of C keep row bands (their row stride is C's width). The split depends only on the shape and the thread count, so
-// results stay deterministic for a given thread count (as everywhere in scalelab:
-// core/parallel.hpp).
+// of C keep row bands (their row stride is C's width). The split depends only on the shape and
+// the thread count, so results stay deterministic for a given thread count (as everywhere in
+// scalelab: core/parallel.hpp).
 struct BandSplit {
   int64_t bands = 1;
   bool by_rows = true;
@@ -252,12 +257,6 @@ void banded_packed(const GemmShape& s, const Strides& st, const float* a, const 
            });
 }
 
-// out[i, :] = bf16 bits of C[i, :] for m rows (out dense, row stride n): an epilogue's bf16_out
-// where the GEMM did not write it band by band.
-void write_bf16_out(const GemmShape& s, const Strides& st, const float* c, uint16_t* out) {
-  parallel_for(s.m, [&](int64_t i) { f32_to_bf16_row(c + i * st.ldc, s.n, out + i * s.n); });
-}
-
 // C = beta C when k = 0 (C is not read when beta = 0: it may hold NaN). Returns true if handled.
 bool trivial_float_gemm(const GemmShape& s, const Strides& st, float* c, float beta) {
   if (s.m == 0 || s.n == 0) return true;
@@ -298,11 +297,7 @@ struct Scratch {
 // the split changes no result.
 template <class Out, class Convert>
 void convert_dense(const float* x, int64_t n, Out* out, Convert convert) {
-  constexpr int64_t kConvertChunk = int64_t{1} << 14;
-  parallel_for((n + kConvertChunk - 1) / kConvertChunk, [&](int64_t chunk) {
-    const int64_t begin = chunk * kConvertChunk;
-    convert(x + begin, std::min(kConvertChunk, n - begin), out + begin);
-  });
+  parallel_elements(n, [&](int64_t begin, int64_t end) { convert(x + begin, end - begin, out + begin); });
 }
 
 // Copies the operand densely (row stride = cols), converted: a dense operand as one run, a strided

@@ -217,15 +217,14 @@ template <class T>
 void Transformer<T>::backward_stack(Stack& s, const T* dout, T* dmemory) {
   const int64_t rows = s.batch * s.len, d = config_.d_model;
   s.dx.resize({rows, d});
+  const T* dx = dout;  // each block reads the gradient of its output where the next left it
   if (has_final_norm()) {
     s.final_norm.backward(dout, s.dx.data());  // from out = N_f(x_L)
     round_tensor(rounding_, s.dx.data(), rows * d, PrecisionOp::activation_grad);
-  } else {
-    parallel_copy(dout, s.dx.data(), rows * d);
+    dx = s.dx.data();
   }
-  const T* dx = s.dx.data();  // each block reads the gradient of its output where the next left it
   for (auto it = s.blocks.rbegin(); it != s.blocks.rend(); ++it) dx = it->backward(dx, dmemory).data();
-  parallel_copy(dx, s.dx.data(), rows * d);
+  if (dx != s.dx.data()) parallel_copy(dx, s.dx.data(), rows * d);
   s.dropout.backward(s.dx.data(), rows * d);  // from x0 = D(...)
   const T* de0 = s.dx.data();
   if (config_.embedding.layernorm) {          // from x0 = N_e(e0)
