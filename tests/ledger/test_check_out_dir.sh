@@ -43,7 +43,9 @@ check_quick() { "$bin" check --quick --no-report --jobs 1 "$@"; }
 # ---------------------------------------------------------------------------------------------
 # (a) two checks on one directory. E8 trains 24 quick runs: long enough to be caught running.
 shared="$tmp/shared"
-check_quick --only E8 --out "$shared" >"$tmp/first.out" 2>"$tmp/first.err" &
+# The binary itself in the background (not through check_quick: $! would be the subshell running
+# the function, and SIGSTOP would pause that shell, not the check).
+"$bin" check --quick --no-report --jobs 1 --only E8 --out "$shared" >"$tmp/first.out" 2>"$tmp/first.err" &
 first=$!
 for _ in $(seq 1 600); do
   grep -q '^\[check\] .*: run 1 of' "$tmp/first.err" 2>/dev/null && break
@@ -54,6 +56,13 @@ if kill -0 "$first" 2>/dev/null; then
   # The first is paused meanwhile (it keeps its lock), so that the snapshot compares what the
   # second one did alone.
   kill -STOP "$first"
+  # SIGSTOP lands asynchronously: wait until every thread of the first is stopped (state T), else
+  # a cache file it was creating can appear between the two snapshots.
+  for _ in $(seq 1 200); do
+    states=$(sed -E 's/^.*\) (.).*$/\1/' /proc/"$first"/task/*/stat 2>/dev/null | sort -u | tr -d '\n')
+    [ "$states" = "T" ] && break
+    sleep 0.05
+  done
   refused "a: second check on the same --out" "$shared" "^scalelab: error: --out '.*shared': another scalelab check is writing this directory" \
     "$bin" check --quick --no-report --only E1 --out "$shared"
   kill -CONT "$first"
