@@ -9,8 +9,6 @@
 //   libraries oneDNN as scalelab calls it (kernels/gemm.hpp: one row band per thread; bf16: both
 //             operands converted to bf16 on every call, oneDNN's bf16 × bf16 → f32 matmul);
 //             scalelab's own packed GEMM (kernels/gemm_packed.hpp, f32 only) in the same bands;
-//             MKL's sgemm as the engine links it (kernels/gemm_mkl.hpp, f32, sequential, the same
-//             bands), in a build with MKL;
 //             libxsmm (libxsmmext's libxsmm_xgemm_omp, its tiled OpenMP GEMM), when CMake found it
 //             (Debian's libxsmm-dev); MKL's cblas_sgemm / cblas_gemm_bf16bf16f32, when
 //             SCALELAB_BENCH_MKL names a libmkl_rt.so (e.g. from pip's mkl in a throwaway venv);
@@ -50,7 +48,6 @@
 #include "scalelab/core/rng.hpp"
 #include "scalelab/kernels/bf16_convert.hpp"
 #include "scalelab/kernels/gemm.hpp"
-#include "scalelab/kernels/gemm_mkl.hpp"
 #include "scalelab/kernels/gemm_speed_probe.hpp"
 #include "scalelab/kernels/precision.hpp"
 #include "scalelab/kernels/simd_dispatch.hpp"
@@ -127,7 +124,7 @@ Speed fma_peak(int threads, int bursts) {
 
 Library onednn_library() {
   Library lib;
-  lib.name = onednn_description();
+  lib.name = gemm_backend_description();
   lib.f32 = [](const Shape& s, const float* a, const float* b, float* c, int threads) {
     const ScopedNumThreads scoped(threads);
     const ScopedGemmLibrary onednn(GemmLibrary::onednn);
@@ -152,22 +149,6 @@ Library packed_library() {
   lib.f32 = [](const Shape& s, const float* a, const float* b, float* c, int threads) {
     const ScopedNumThreads scoped(threads);
     const ScopedGemmLibrary packed(GemmLibrary::packed);
-    detail::gemm_f32(GemmShape{.m = s.m, .n = s.n, .k = s.k}, a, b, c, 1.0f, 0.0f);
-    return true;
-  };
-  lib.bf16 = [](const Shape&, const float*, const float*, float*, int) { return false; };
-  return lib;
-}
-
-// MKL's sgemm as the engine links it (kernels/gemm_mkl.hpp: sequential, in the same bands), where
-// the build has it; f32 only (its bf16 GEMM is the column of the MKL loaded at run time).
-std::optional<Library> mkl_in_bands_library() {
-  if (!mkl_linked()) return std::nullopt;
-  Library lib;
-  lib.name = "scalelab bands: " + mkl_version() + " (sequential, linked)";
-  lib.f32 = [](const Shape& s, const float* a, const float* b, float* c, int threads) {
-    const ScopedNumThreads scoped(threads);
-    const ScopedGemmLibrary mkl(GemmLibrary::mkl);
     detail::gemm_f32(GemmShape{.m = s.m, .n = s.n, .k = s.k}, a, b, c, 1.0f, 0.0f);
     return true;
   };
@@ -493,7 +474,6 @@ int run(int argc, char** argv) {
   }
   apply_simd_environment();
   std::vector<Library> libraries = {onednn_library(), packed_library()};
-  if (auto mkl = mkl_in_bands_library()) libraries.push_back(*mkl);
 #ifdef SCALELAB_HAVE_LIBXSMM
   libraries.push_back(libxsmm_library());
 #endif

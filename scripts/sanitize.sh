@@ -11,10 +11,7 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build_dir="${SCALELAB_SANITIZE_BUILD:-$here/build-sanitize}"
 
-# MKL from the Release build's venv (scripts/setup.sh), so the sanitized GEMMs include it.
-mkl_args=()
-[[ -e "$here/build/.venv/lib/libmkl_core.so.3" ]] && mkl_args=(-DSCALELAB_MKL_PREFIX="$here/build/.venv")
-cmake -S "$here" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSCALELAB_SANITIZE=ON "${mkl_args[@]}" >/dev/null
+cmake -S "$here" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSCALELAB_SANITIZE=ON >/dev/null
 cmake --build "$build_dir" -j"$(nproc)"
 
 # halt_on_error / abort: a report is a failure, never a line in a log nobody reads.

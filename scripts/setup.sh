@@ -59,19 +59,5 @@ if [ -x "$venv/bin/python" ]; then
   python_args=(-DPython_EXECUTABLE="$venv/bin/python")
 fi
 
-# Intel MKL's sgemm, an f32 GEMM library (docs/performance.md, "GEMM libraries"): PyPI's wheels in
-# the same venv, without their OpenMP / TBB dependencies (scalelab links MKL's sequential layer).
-# Without network the build has no MKL and uses oneDNN.
-mkl_packages=(mkl==2026.2.1 mkl-include==2026.2.1)
-mkl_args=()
-if [ -x "$venv/bin/python" ]; then
-  if [[ ! -e "$venv/lib/libmkl_core.so.3" || ! -e "$venv/include/mkl_cblas.h" ]]; then
-    echo "setup: installing ${mkl_packages[*]} into $venv"
-    "$venv/bin/python" -m pip install -q --disable-pip-version-check --no-deps "${mkl_packages[@]}" ||
-      echo "setup: pip install of MKL failed; building without it (oneDNN runs the f32 GEMMs)" >&2
-  fi
-  [[ -e "$venv/lib/libmkl_core.so.3" && -e "$venv/include/mkl_cblas.h" ]] && mkl_args=(-DSCALELAB_MKL_PREFIX="$venv")
-fi
-
-cmake -S "$here" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release "${python_args[@]}" "${mkl_args[@]}" >/dev/null
+cmake -S "$here" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release "${python_args[@]}" >/dev/null
 cmake --build "$build_dir" -j"$(nproc)"

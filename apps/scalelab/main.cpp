@@ -7,7 +7,6 @@
 #include "commands.hpp"
 #include "scalelab/core/engine_signals.hpp"
 #include "scalelab/core/error.hpp"
-#include "scalelab/kernels/gemm.hpp"
 #include "scalelab/ledger/runs.hpp"
 
 namespace {
@@ -47,8 +46,6 @@ int main(int argc, char** argv) {
   scalelab::cli::world = comm.get();
   const bool root = comm->rank() == 0;
   try {
-    // A bad SCALELAB_GEMM is an error before any command starts (not at a run's first GEMM).
-    scalelab::gemm_library();
     if (comm->size() > 1) {
       const std::string cmd = subcommand(argc, argv);
       SL_CHECK(cmd == "train" || cmd == "check", "scalelab ", cmd.empty() ? "(no command)" : cmd,

@@ -1,7 +1,6 @@
 #include "scalelab/kernels/gemm.hpp"
 
 #include <algorithm>
-#include <cstdlib>
 #include <atomic>
 #include <cstring>
 #include <memory>
@@ -16,7 +15,6 @@
 #include "scalelab/core/parallel.hpp"
 #include "scalelab/kernels/bf16_convert.hpp"
 #include "scalelab/kernels/epilogue_rows.hpp"
-#include "scalelab/kernels/gemm_mkl.hpp"
 #include "scalelab/kernels/gemm_packed.hpp"
 #include "scalelab/kernels/gemm_speed_probe.hpp"
 #include "scalelab/kernels/simd_dispatch.hpp"
@@ -101,14 +99,6 @@ void write_bf16_out(const GemmShape& s, const Strides& st, const float* c, uint1
   parallel_for(s.m, [&](int64_t i) { f32_to_bf16_row(c + i * st.ldc, s.n, out + i * s.n); });
 }
 
-// The epilogue after a library's GEMM (the bias is the library's own): the ReLU, the mask and the
-// bf16 copy on the band just written, while it is in cache.
-void row_epilogue(const GemmShape& s, const Strides& st, float* c, const GemmEpilogue<float>& epilogue) {
-  if (epilogue.relu) relu_rows(c, s.m, s.n, st.ldc);
-  if (epilogue.keep_where_positive) mask_rows(c, epilogue.keep_where_positive, s.m, s.n, st.ldc);
-  if (epilogue.bf16_out) write_bf16_out(s, st, c, epilogue.bf16_out);
-}
-
 // One oneDNN matmul: C[m, n] (f32, row stride ldc) = act(alpha op(A) op(B) + bias + beta C), with
 // A and B of the given data type at the given element strides (bias and act only with alpha = 1
 // and beta = 0: gemm_bias_act; the bias inside oneDNN, the ReLU by relu_rows). oneDNN has its own
@@ -172,7 +162,9 @@ void dnnl_matmul(const GemmShape& s, const Strides& st, dnnl::memory::data_type 
                                  {DNNL_ARG_DST, r.c_mem}});
   }
   stream.wait();
-  row_epilogue(s, st, c, epilogue);
+  if (epilogue.relu) relu_rows(c, s.m, s.n, st.ldc);
+  if (epilogue.keep_where_positive) mask_rows(c, epilogue.keep_where_positive, s.m, s.n, st.ldc);
+  if (epilogue.bf16_out) write_bf16_out(s, st, c, epilogue.bf16_out);
 }
 
 // A GEMM on C split into one band per thread, the bands computed concurrently in one OpenMP
@@ -265,21 +257,6 @@ void banded_packed(const GemmShape& s, const Strides& st, const float* a, const 
            });
 }
 
-// MKL's sgemm (kernels/gemm_mkl.hpp, sequential: each band on its thread) in bands.
-void banded_mkl(const GemmShape& s, const Strides& st, const float* a, const float* b, float* c,
-                float alpha, float beta, const GemmEpilogue<float>& epilogue = {}) {
-  prepare_mkl();  // may throw: outside the parallel region
-  GemmShape resolved = s;
-  resolved.lda = st.lda, resolved.ldb = st.ldb, resolved.ldc = st.ldc;
-  in_bands(resolved, st, sizeof(float), a, b, c, epilogue,
-           [&](const GemmShape& band, const void* a_band, const void* b_band, float* c_band,
-               const GemmEpilogue<float>& band_epilogue) {
-             gemm_mkl_f32(band, static_cast<const float*>(a_band), static_cast<const float*>(b_band),
-                          c_band, alpha, beta, band_epilogue.bias);
-             row_epilogue(band, st, c_band, band_epilogue);
-           });
-}
-
 // C = beta C when k = 0 (C is not read when beta = 0: it may hold NaN). Returns true if handled.
 bool trivial_float_gemm(const GemmShape& s, const Strides& st, float* c, float beta) {
   if (s.m == 0 || s.n == 0) return true;
@@ -343,21 +320,15 @@ Strides dense_strides(const GemmShape& s, const Strides& st) {
 }
 
 std::atomic<MatmulPrecision> g_matmul_precision{MatmulPrecision::f32};
-// The library in use; unset until the first gemm_library() or ScopedGemmLibrary reads the default
-// (which may throw: a bad SCALELAB_GEMM is an error of the run, not of static initialisation).
-constexpr int kLibraryUnset = -1;
-std::atomic<int> g_gemm_library{kLibraryUnset};
+std::atomic<GemmLibrary> g_gemm_library{default_gemm_library()};
 
 // The f32 GEMM in bands, by the library in use.
 void f32_in_bands(const GemmShape& s, const Strides& st, const float* a, const float* b, float* c,
                   float alpha, float beta, const GemmEpilogue<float>& epilogue = {}) {
-  switch (gemm_library()) {
-    case GemmLibrary::packed: banded_packed(s, st, a, b, c, alpha, beta, epilogue); break;
-    case GemmLibrary::mkl: banded_mkl(s, st, a, b, c, alpha, beta, epilogue); break;
-    case GemmLibrary::onednn:
-      banded_matmul(s, st, dnnl::memory::data_type::f32, sizeof(float), a, b, c, alpha, beta, epilogue);
-      break;
-  }
+  if (gemm_library() == GemmLibrary::packed)
+    banded_packed(s, st, a, b, c, alpha, beta, epilogue);
+  else
+    banded_matmul(s, st, dnnl::memory::data_type::f32, sizeof(float), a, b, c, alpha, beta, epilogue);
 }
 
 // Both operands copied densely by convert (into Packed elements), then the GEMM in bands: oneDNN's
@@ -512,73 +483,18 @@ MatmulPrecision parse_matmul_precision(const std::string& name) {
 }
 
 const char* gemm_library_name(GemmLibrary library) {
-  switch (library) {
-    case GemmLibrary::packed: return "scalelab";
-    case GemmLibrary::mkl: return "MKL";
-    case GemmLibrary::onednn: break;
-  }
-  return "oneDNN";
+  return library == GemmLibrary::packed ? "scalelab" : "oneDNN";
 }
 
-bool gemm_library_available(GemmLibrary library) {
-  return library != GemmLibrary::mkl || mkl_linked();
-}
+// oneDNN: on the CPUs measured (docs/performance.md, "GEMM libraries": an Intel Xeon with AVX-512,
+// and the same capped at AVX2) the packed GEMM is within a few per cent of it on the standard
+// shapes with K >= 256 and behind on the K = 64 ones, nowhere ahead.
+GemmLibrary default_gemm_library() { return GemmLibrary::onednn; }
 
-std::vector<GemmLibrary> available_gemm_libraries() {
-  std::vector<GemmLibrary> out;
-  for (GemmLibrary library : {GemmLibrary::onednn, GemmLibrary::mkl, GemmLibrary::packed})
-    if (gemm_library_available(library)) out.push_back(library);
-  return out;
-}
+GemmLibrary gemm_library() { return g_gemm_library.load(std::memory_order_relaxed); }
 
-GemmLibrary parse_gemm_library(const std::string& name) {
-  GemmLibrary library;
-  if (name == "onednn") library = GemmLibrary::onednn;
-  else if (name == "mkl") library = GemmLibrary::mkl;
-  else if (name == "scalelab") library = GemmLibrary::packed;
-  else throw_error("GEMM library \"", name, "\" is not allowed: use \"onednn\", \"mkl\" or \"scalelab\"");
-  SL_CHECK(gemm_library_available(library), "GEMM library \"", name,
-           "\": this build has no MKL (scripts/setup.sh installs it into the build's virtual "
-           "environment; docs/performance.md)");
-  return library;
-}
-
-static bool cpu_is_intel() {
-  __builtin_cpu_init();
-  return __builtin_cpu_is("intel");
-}
-
-// Picked from the GEMM tables (docs/performance.md, "GEMM libraries") and the whole training step
-// measured with each (bench/compare_train_step.sh): MKL where the build has it and the processor
-// is Intel's, oneDNN elsewhere. The packed GEMM is faster nowhere measured.
-GemmLibrary default_gemm_library() {
-  if (const char* env = std::getenv("SCALELAB_GEMM"); env && *env) {
-    try {
-      return parse_gemm_library(env);
-    } catch (const Error& e) {
-      throw_error("SCALELAB_GEMM: ", e.what());
-    }
-  }
-  return mkl_linked() && cpu_is_intel() ? GemmLibrary::mkl : GemmLibrary::onednn;
-}
-
-GemmLibrary gemm_library() {
-  int library = g_gemm_library.load(std::memory_order_relaxed);
-  if (library == kLibraryUnset) {
-    static const GemmLibrary fallback = default_gemm_library();  // once per process
-    int expected = kLibraryUnset;
-    g_gemm_library.compare_exchange_strong(expected, static_cast<int>(fallback));
-    library = g_gemm_library.load(std::memory_order_relaxed);
-  }
-  return static_cast<GemmLibrary>(library);
-}
-
-ScopedGemmLibrary::ScopedGemmLibrary(GemmLibrary library) : saved_(gemm_library()) {
-  SL_CHECK(gemm_library_available(library), "GEMM library ", gemm_library_name(library),
-           " is not in this build");
-  g_gemm_library.store(static_cast<int>(library));
-}
-ScopedGemmLibrary::~ScopedGemmLibrary() { g_gemm_library.store(static_cast<int>(saved_)); }
+ScopedGemmLibrary::ScopedGemmLibrary(GemmLibrary library) : saved_(g_gemm_library.exchange(library)) {}
+ScopedGemmLibrary::~ScopedGemmLibrary() { g_gemm_library.store(saved_); }
 
 MatmulPrecision matmul_precision() { return g_matmul_precision.load(std::memory_order_relaxed); }
 
@@ -607,7 +523,7 @@ template void gemm_bias_act_ref<double>(const GemmShape&, const double*, const d
 
 namespace scalelab {
 
-std::string onednn_description() {
+std::string gemm_backend_description() {
   const dnnl_version_t* v = dnnl_version();
   std::string isa;
   switch (dnnl::get_effective_cpu_isa()) {
@@ -624,15 +540,6 @@ std::string onednn_description() {
   return "oneDNN " + std::to_string(v->major) + "." + std::to_string(v->minor) + "." +
          std::to_string(v->patch) + " (" + (v->cpu_runtime == DNNL_RUNTIME_OMP ? "OpenMP" : "other") +
          " runtime, ISA " + isa + ")";
-}
-
-std::string gemm_backend_description() {
-  const GemmLibrary library = gemm_library();
-  std::string in_use = "f32 GEMM ";
-  in_use += library == GemmLibrary::mkl ? mkl_version() + " (sequential, one band per thread)"
-                                        : gemm_library_name(library);
-  in_use += std::string(" (SCALELAB_GEMM: onednn, ") + (mkl_linked() ? "mkl, " : "") + "scalelab); ";
-  return in_use + onednn_description();
 }
 
 }  // namespace scalelab

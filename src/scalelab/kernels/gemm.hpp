@@ -1,9 +1,9 @@
 // kernels/gemm: C = alpha · op(A) · op(B) + beta · C, row-major, with leading dimensions.
 //
-// float goes through oneDNN's matmul (or MKL's sgemm, or scalelab's own packed GEMM: GemmLibrary
-// below), C split into one band per thread (gemm.cpp); not OpenBLAS, which Debian's 0.3.21 runs at
-// ~0.1 of the peak here (docs/performance.md). double (the finite-difference checks) and gemm_ref
-// use a plain triple loop.
+// float goes through oneDNN's matmul (or scalelab's own packed GEMM: GemmLibrary below), C's rows
+// split into one band per thread (gemm.cpp); not OpenBLAS, which Debian's 0.3.21 runs at ~0.1 of
+// the peak here (docs/performance.md). double
+// (the finite-difference checks) and gemm_ref use a plain triple loop.
 //
 // Matmul precision (PyTorch's torch.set_float32_matmul_precision, "medium" = bf16): with
 // MatmulPrecision::bf16 a float GEMM rounds both operands to bfloat16 (round-to-nearest-even),
@@ -103,24 +103,12 @@ void gemm_ref(const GemmShape& shape, const T* a, const T* b, T* c, T alpha = T(
 
 // The library that runs the f32 GEMMs (and the f32 GEMM of bf16 operands rounded in f32):
 //   onednn   oneDNN's matmul (Debian's libdnnl), C's rows in one band per thread;
-//   packed   scalelab's own (kernels/gemm_packed.hpp), the same bands;
-//   mkl      Intel MKL's sgemm (kernels/gemm_mkl.hpp), the same bands; only in a build that links
-//            it (scripts/setup.sh installs it from PyPI).
+//   packed   scalelab's own (kernels/gemm_packed.hpp), the same bands.
 // The process default is default_gemm_library(); tests and benchmarks switch it for a scope.
-enum class GemmLibrary { onednn, packed, mkl };
-const char* gemm_library_name(GemmLibrary library);  // "oneDNN" | "scalelab" | "MKL"
-// "onednn" | "scalelab" | "mkl" (SCALELAB_GEMM's values); throws Error naming the value otherwise,
-// or when this build lacks the library.
-GemmLibrary parse_gemm_library(const std::string& name);
-bool gemm_library_available(GemmLibrary library);
-// Every float library this build has, oneDNN first (the tests run each case through all of them).
-std::vector<GemmLibrary> available_gemm_libraries();
-// SCALELAB_GEMM when set (parse_gemm_library: a bad value throws Error), else the library measured
-// fastest on this processor's kind (gemm.cpp; docs/performance.md, "GEMM libraries").
+enum class GemmLibrary { onednn, packed };
+const char* gemm_library_name(GemmLibrary library);  // "oneDNN" | "scalelab"
 GemmLibrary default_gemm_library();
-// The library in use: the innermost ScopedGemmLibrary's, else default_gemm_library() (read once).
 GemmLibrary gemm_library();
-// Switches the library for a scope; throws Error for one this build lacks.
 class ScopedGemmLibrary {
  public:
   explicit ScopedGemmLibrary(GemmLibrary library);
@@ -181,10 +169,6 @@ void gemm_bf16_rounded_f32(const GemmShape& shape, const float* a, const float* 
 
 #include <string>
 namespace scalelab {
-// "f32 GEMM MKL 2026.2 (...) (SCALELAB_GEMM: ...); oneDNN 2.6.3 (OpenMP runtime, ISA ...)": the
-// library in use and oneDNN, for `scalelab info` and the ledger's run cache key (results depend
-// on the library).
+// "oneDNN 2.6.3 (cpu runtime: OpenMP, ISA: ...)" for `scalelab info`.
 std::string gemm_backend_description();
-// "oneDNN 2.6.3 (OpenMP runtime, ISA avx512_core_amx)".
-std::string onednn_description();
 }  // namespace scalelab

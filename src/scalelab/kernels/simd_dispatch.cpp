@@ -8,7 +8,6 @@
 #include <hwy/targets.h>
 
 #include "scalelab/core/error.hpp"
-#include "scalelab/kernels/gemm_mkl.hpp"
 
 namespace scalelab {
 namespace {
@@ -86,7 +85,6 @@ void apply_simd_environment() {
     }
     force_simd_target(target);
     dnnl::set_max_cpu_isa(onednn_isa(onednn_isa_for(target)));
-    cap_mkl_isa(target);
   });
   SL_CHECK(failure.empty(), failure);
 }

@@ -25,8 +25,7 @@ std::string simd_library_version();
 // The oneDNN max-ISA that goes with a Highway target (e.g. "AVX2" -> "avx2"; "AVX3_SPR" -> "all").
 std::string onednn_isa_for(const std::string& target);
 
-// Applies SCALELAB_SIMD once per process (later calls return at once): Highway's target, oneDNN's
-// and MKL's instruction sets (cap_mkl_isa in gemm_mkl.hpp). Called by the kernels before
+// Applies SCALELAB_SIMD once per process (later calls return at once); called by the kernels before
 // their first use, and by the CLI at start-up so that a bad value fails before any work.
 void apply_simd_environment();
 
