@@ -10,5 +10,5 @@ cd "$here/build"
 ctest --output-on-failure -j"$(nproc)" "$@"
 if [ "${SCALELAB_SANITIZE_STAGE:-1}" = 1 ]; then
   echo "test.sh: the unit tests again under AddressSanitizer + UndefinedBehaviorSanitizer (scripts/sanitize.sh)"
-  "$here/scripts/sanitize.sh" -L unit
+  "$here/scripts/sanitize.sh" --unit
 fi
