@@ -8,7 +8,7 @@
 #   SCALELAB_SANITIZE_BUILD=dir          build directory (default: build-sanitize)
 #
 # -O1 is what ASan's documentation advises (its checks are the same at any level); -g1 keeps the
-# line tables a report's stack needs; each file compiles in 0.6 of its -O2 -g time.
+# line tables a report's stack needs; the files compile in 0.6 of their -O2 -g time in all.
 # Every report fails its test: ASan and UBSan abort the process, LeakSanitizer fails it at exit.
 # docs/fuzzing.md ("Sanitizers") has the suite's result and the options below.
 set -euo pipefail
