@@ -34,7 +34,7 @@ CATEGORIES = [
     ("layernorm", r"[Ll]ayer[Nn]orm|layernorm"),
     ("dropout", r"Dropout"),
     ("activation", r"activation_|relu_rows|mask_rows"),  # the ReLU and its mask after a GEMM band
-    ("bias add / bias gradient", r"add_row_vector|add_column_sums"),
+    ("bias add / bias gradient", r"add_row_vector|add_column_sums|ColumnBlockSums"),
     ("loss", r"cross_entropy"),
     ("optimizer + clipping", r"Optimizer|clip_grad|zero_grad"),
     ("embedding + positions", r"Embedding|sinusoidal|positions"),

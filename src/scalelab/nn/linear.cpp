@@ -1,48 +1,12 @@
 #include "scalelab/nn/linear.hpp"
 
-#include <algorithm>
 #include <type_traits>
 
 #include "scalelab/core/error.hpp"
-#include "scalelab/core/parallel.hpp"
+#include "scalelab/kernels/column_sums.hpp"
 #include "scalelab/kernels/gemm.hpp"
 
 namespace scalelab {
-namespace {
-
-// sums[o] += sum_r dy[r, o]. The columns are split into one block per thread (at most kMaxWidth
-// wide, a multiple of 16); a block is summed row after row, each row's run of the block's columns
-// read in order (not a column block of 16 over all rows: that strode a page per row and spent its
-// time in TLB misses). Within a block the even rows are added in order into one accumulator and
-// the odd rows into another (two chains of adds), then sums[o] += even[o] + odd[o]. The order does
-// not depend on the block width, so neither does the result on the thread count.
-template <class T>
-void add_column_sums(const T* __restrict dy, int64_t rows, int64_t cols, T* __restrict sums) {
-  constexpr int64_t kMaxWidth = 512;
-  const int64_t per_thread = (cols + num_threads() - 1) / num_threads();
-  const int64_t width = std::min(kMaxWidth, (per_thread + 15) / 16 * 16);
-  parallel_for((cols + width - 1) / width, [&](int64_t blk) {
-    const int64_t c0 = blk * width, w = std::min(cols, c0 + width) - c0;
-    T even[kMaxWidth], odd[kMaxWidth];
-    std::fill(even, even + w, T(0));
-    std::fill(odd, odd + w, T(0));
-    const T* __restrict d = dy + c0;
-    int64_t r = 0;
-    for (; r + 2 <= rows; r += 2) {
-      const T* __restrict a = d + r * cols;
-      const T* __restrict b = a + cols;
-#pragma omp simd
-      for (int64_t o = 0; o < w; ++o) even[o] += a[o];
-#pragma omp simd
-      for (int64_t o = 0; o < w; ++o) odd[o] += b[o];
-    }
-    if (r < rows)
-      for (int64_t o = 0; o < w; ++o) even[o] += d[r * cols + o];
-    for (int64_t o = 0; o < w; ++o) sums[c0 + o] += even[o] + odd[o];
-  });
-}
-
-}  // namespace
 
 template <class T>
 Linear<T>::Linear(const std::string& name, int64_t in_features, int64_t out_features, bool bias,

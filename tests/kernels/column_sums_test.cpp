@@ -1,0 +1,76 @@
+// kernels/column_sums against its plain twin, bit for bit: on every compiled SIMD target, widths
+// around the vector widths and past one thread's block (512), odd and even row counts (the two
+// chains of adds), row counts around the kernel's row chunk, 1 and 2 threads; and the sums added
+// to what the output held. Bit-identical is the contract: the order of the adds is fixed.
+#include "scalelab/kernels/column_sums.hpp"
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "scalelab/core/parallel.hpp"
+#include "scalelab/kernels/simd_dispatch.hpp"
+#include "support/numerics.hpp"
+
+namespace scalelab {
+namespace {
+
+// The kernel's sums of a random dy[rows × cols] into sums preset to 0.5 + column index, against
+// the twin's; a message naming the case when they differ in any bit.
+void expect_twin_bits(int64_t rows, int64_t cols, const std::string& where) {
+  const std::vector<float> dy = testing::normals<float>(rows * cols, 7 + rows * 1000 + cols, 2.0);
+  std::vector<float> got(static_cast<size_t>(cols)), want(static_cast<size_t>(cols));
+  for (int64_t o = 0; o < cols; ++o) got[o] = want[o] = 0.5f + static_cast<float>(o);
+  add_column_sums(dy.data(), rows, cols, got.data());
+  add_column_sums_plain(dy.data(), rows, cols, want.data());
+  EXPECT_EQ(std::memcmp(got.data(), want.data(), got.size() * sizeof(float)), 0)
+      << where << ": rows " << rows << ", cols " << cols;
+}
+
+TEST(ColumnSums, EveryTargetAndThreadCountEqualsPlainTwinBitForBit) {
+  const std::vector<std::string> targets = simd_targets();
+  ASSERT_FALSE(targets.empty());
+  for (const std::string& target : targets) {
+    force_simd_target(target);
+    for (int threads : {1, 2}) {
+      const ScopedNumThreads scoped(threads);
+      for (int64_t rows : {1, 2, 3, 31, 32, 33, 64, 97})
+        for (int64_t cols : {1, 7, 8, 15, 16, 17, 33, 64, 65, 100, 256, 513, 1100})
+          expect_twin_bits(rows, cols, target + ", " + std::to_string(threads) + " thread(s)");
+    }
+  }
+  force_simd_target("");
+}
+
+// The twin itself: even rows and odd rows summed apart, then added to what sums held.
+TEST(ColumnSums, PlainTwinAddsTheEvenAndOddRowsToTheSums) {
+  // dy = [[1, 10], [2, 20], [4, 40]]: even rows 1 + 4, odd row 2 per column (times 10 in the second)
+  const std::vector<float> dy = {1, 10, 2, 20, 4, 40};
+  std::vector<float> sums = {100, 1000};
+  add_column_sums(dy.data(), 3, 2, sums.data());
+  EXPECT_EQ(sums, (std::vector<float>{107, 1070}));
+  const std::vector<double> dy_d = {1, 10, 2, 20, 4, 40};
+  std::vector<double> sums_d = {0, 0};
+  add_column_sums(dy_d.data(), 3, 2, sums_d.data());
+  EXPECT_EQ(sums_d, (std::vector<double>{7, 70}));
+}
+
+// The order is observable: down a column of 1e8, 1, -1e8, 1 a row-order float sum gives 1 (the
+// first 1 is lost against 1e8), the two chains give 2 (1e8 - 1e8 in the even one, 1 + 1 in the odd
+// one). Every column, in whole vectors and in the tail, gives 2.
+TEST(ColumnSums, SumsInTheTwoChainsOrder) {
+  const int64_t cols = 37;
+  std::vector<float> dy;
+  for (float v : {1e8f, 1.0f, -1e8f, 1.0f}) dy.insert(dy.end(), cols, v);
+  std::vector<float> sums(cols, 0.0f);
+  add_column_sums(dy.data(), 4, cols, sums.data());
+  EXPECT_EQ(sums, std::vector<float>(cols, 2.0f));
+  float row_order = 0.0f;
+  for (int64_t r = 0; r < 4; ++r) row_order += dy[r * cols];
+  EXPECT_EQ(row_order, 1.0f);
+}
+
+}  // namespace
+}  // namespace scalelab
