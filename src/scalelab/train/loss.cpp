@@ -1,10 +1,10 @@
 #include "scalelab/train/loss.hpp"
 
-#include <cmath>
 #include <vector>
 
 #include "scalelab/core/error.hpp"
 #include "scalelab/core/parallel.hpp"
+#include "scalelab/kernels/cross_entropy_row.hpp"
 
 namespace scalelab {
 
@@ -29,31 +29,13 @@ LossResult cross_entropy(const T* logits, const int32_t* targets, int64_t rows, 
         for (int64_t j = 0; j < vocab; ++j) dz[j] = 0;
       return;
     }
-    int64_t argmax = 0;
-    for (int64_t j = 1; j < vocab; ++j) argmax = z[j] > z[argmax] ? j : argmax;
-    // e_j = exp(z_j - max z), kept for the gradient (one exp per logit, not two)
-    thread_local std::vector<double> e;
-    e.resize(static_cast<size_t>(vocab));
-    double sum = 0, sum_z = 0;
-    for (int64_t j = 0; j < vocab; ++j) {
-      e[j] = std::exp(double(z[j]) - double(z[argmax]));
-      sum += e[j];
-      sum_z += z[j];
-    }
-    const double log_norm = double(z[argmax]) + std::log(sum);  // log sum_j exp z_j
-    const double nll = log_norm - z[targets[i]];
+    const CrossEntropyRow row =
+        cross_entropy_row(z, vocab, targets[i], smoothing, /*grad_scale=*/inv_n, dz);
+    const double nll = row.log_norm - z[targets[i]];
     // -sum_j q_j log p_j = (1-e)·nll + (e/V)·sum_j (log_norm - z_j)
-    row_loss[i] = (1 - smoothing) * nll + smoothing * (log_norm - sum_z / double(vocab));
+    row_loss[i] = (1 - smoothing) * nll + smoothing * (row.log_norm - row.sum_z / double(vocab));
     row_nll[i] = nll;
-    row_correct[i] = argmax == targets[i];
-    if (dz) {
-      const double inv_sum = 1.0 / sum;
-      for (int64_t j = 0; j < vocab; ++j) {
-        const double p = e[j] * inv_sum;  // = exp(z_j - log_norm)
-        const double q = (j == targets[i] ? 1 - smoothing : 0.0) + smoothing / double(vocab);
-        dz[j] = static_cast<T>((p - q) * inv_n);
-      }
-    }
+    row_correct[i] = row.argmax == targets[i];
   });
   for (int64_t i = 0; i < rows; ++i) {  // in row order: deterministic
     r.loss += row_loss[i];
