@@ -98,6 +98,33 @@ TEST(CounterDropout, ForwardAddIsDropoutThenTheResidualSum) {
   }
 }
 
+// The identity case (not training, or p = 0): out = residual + x exactly, on every SIMD target,
+// with a tail that fills no whole vector, for float through the module and for double.
+TEST(CounterDropout, InactiveForwardAddIsTheResidualSumOnEveryTarget) {
+  const int64_t n = 2 * (int64_t{1} << 14) + 29;  // several parallel chunks and a tail
+  std::vector<float> residual(n), x(n);
+  for (int64_t i = 0; i < n; ++i) {
+    residual[i] = -3.0f + 0.001f * float(i % 4001);
+    x[i] = 0.37f * float(i % 13) - 1.0f;
+  }
+  for (const std::string& target : simd_targets()) {
+    force_simd_target(target);
+    for (double p : {0.0, 0.3}) {
+      Dropout<float> drop(p);
+      std::vector<float> out(n, -1.0f), x_copy = x;
+      drop.forward_add(x_copy.data(), residual.data(), out.data(), n, nullptr, /*training=*/false);
+      int bad = 0;
+      for (int64_t i = 0; i < n; ++i) bad += out[i] != residual[i] + x[i];
+      EXPECT_EQ(bad, 0) << target << ", p " << p;
+      EXPECT_EQ(x_copy, x) << target;  // x untouched
+    }
+  }
+  force_simd_target("");
+  std::vector<double> rd(1003, 0.25), xd(1003, 2.5), outd(1003);
+  residual_add<double>(rd.data(), xd.data(), outd.data(), 1003);
+  EXPECT_EQ(outd, std::vector<double>(1003, 2.75));
+}
+
 TEST(CounterDropout, BackwardAppliesTheSameMask) {
   Dropout<double> drop(0.3);
   Rng rng(3);

@@ -98,6 +98,17 @@ void DropoutAddRange(uint64_t key, double p, float* HWY_RESTRICT x, float* HWY_R
   DropoutLoop<true>(key, p, x, mask, begin, end, residual, out);
 }
 
+// out = residual + x over [begin, end): the identity case of DropoutAddRange.
+void ResidualAddRange(const float* residual, const float* x,
+                      float* out, int64_t begin, int64_t end) {
+  const hn::ScalableTag<float> df;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(df));
+  int64_t i = begin;
+  for (; i + lanes <= end; i += lanes)
+    hn::StoreU(hn::Add(hn::LoadU(df, residual + i), hn::LoadU(df, x + i)), df, out + i);
+  for (; i < end; ++i) out[i] = residual[i] + x[i];
+}
+
 }  // namespace HWY_NAMESPACE
 }  // namespace scalelab
 HWY_AFTER_NAMESPACE();
@@ -106,6 +117,7 @@ HWY_AFTER_NAMESPACE();
 namespace scalelab {
 HWY_EXPORT(DropoutRange);
 HWY_EXPORT(DropoutAddRange);
+HWY_EXPORT(ResidualAddRange);
 
 template <class T>
 void dropout_forward(uint64_t key, double p, T* x, T* mask, int64_t n) {
@@ -136,6 +148,18 @@ void dropout_forward_add(uint64_t key, double p, T* x, T* mask, const T* residua
 }
 
 template <class T>
+void residual_add(const T* residual, const T* x, T* out, int64_t n) {
+  if constexpr (std::is_same_v<T, float>) apply_simd_environment();
+  parallel_elements(n, [&](int64_t begin, int64_t end) {
+    if constexpr (std::is_same_v<T, float>) {
+      HWY_DYNAMIC_DISPATCH(ResidualAddRange)(residual, x, out, begin, end);
+    } else {
+      for (int64_t i = begin; i < end; ++i) out[i] = residual[i] + x[i];
+    }
+  });
+}
+
+template <class T>
 void dropout_forward_ref(uint64_t key, double p, T* x, T* mask, int64_t n) {
   SL_CHECK(n < (int64_t(1) << 32), "dropout over ", n, " elements: at most 2^32 - 1 (a 32-bit counter)");
   dropout_scalar::run(key, p, x, mask, 0, n);
@@ -148,5 +172,7 @@ template void dropout_forward_ref<double>(uint64_t, double, double*, double*, in
 template void dropout_forward_add<float>(uint64_t, double, float*, float*, const float*, float*, int64_t);
 template void dropout_forward_add<double>(uint64_t, double, double*, double*, const double*, double*,
                                           int64_t);
+template void residual_add<float>(const float*, const float*, float*, int64_t);
+template void residual_add<double>(const double*, const double*, double*, int64_t);
 }  // namespace scalelab
 #endif  // HWY_ONCE

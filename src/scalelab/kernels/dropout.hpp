@@ -19,5 +19,9 @@ void dropout_forward_ref(uint64_t key, double p, T* x, T* mask, int64_t n);
 // x + D(f(x)): one pass over the activations instead of two). out may not alias x or mask.
 template <class T>
 void dropout_forward_add(uint64_t key, double p, T* x, T* mask, const T* residual, T* out, int64_t n);
+// out_i = residual_i + x_i: dropout_forward_add where dropout is the identity (not training, or
+// p = 0), across the threads. out may alias residual or x.
+template <class T>
+void residual_add(const T* residual, const T* x, T* out, int64_t n);
 
 }  // namespace scalelab

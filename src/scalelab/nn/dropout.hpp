@@ -30,9 +30,7 @@ class Dropout {
   void forward_add(T* x, const T* residual, T* out, int64_t n, Rng* rng, bool training) {
     active_ = training && p_ > 0;
     if (!active_) {
-      parallel_elements(n, [&](int64_t b, int64_t e) {
-        for (int64_t i = b; i < e; ++i) out[i] = residual[i] + x[i];
-      });
+      residual_add<T>(residual, x, out, n);
       return;
     }
     SL_CHECK(rng != nullptr, "dropout while training needs a random generator");
