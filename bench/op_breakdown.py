@@ -32,7 +32,7 @@ CATEGORIES = [
     ("attention (flash)", r"flash_|ForwardUnit|BackwardUnit|N_\w+::Gemm|attention_"),
     ("GEMM (oneDNN)", r"scalelab::gemm|dnnl|Linear<float>::forward_gemm"),
     ("layernorm", r"[Ll]ayer[Nn]orm|layernorm"),
-    ("dropout", r"Dropout"),
+    ("dropout + residual add", r"Dropout|ResidualAdd"),
     ("activation", r"activation_|relu_rows|mask_rows"),  # the ReLU and its mask after a GEMM band
     ("bias add / bias gradient", r"add_row_vector|add_column_sums|ColumnBlockSums"),
     ("loss", r"cross_entropy"),

@@ -113,40 +113,46 @@ void adam_update(const AdamConstants<T>& k, T* __restrict w, const T* __restrict
   }
 }
 
+// One parallel region over the pieces of every parameter (gradient_pieces), not one per parameter:
+// a model of small matrices and biases has mostly one-piece parameters, and a region per parameter
+// ran them on one thread while the other waited. Each element is updated alone: the result does
+// not depend on the split.
 template <class T>
 void Optimizer<T>::step(double lr) {
   ++t_;
   const double b1 = opt_.beta1, b2 = opt_.beta2;
   const double c1 = 1.0 - std::pow(b1, double(t_)), c2 = 1.0 - std::pow(b2, double(t_));
-  const double base_lr = lr;
+  const bool decoupled = opt_.kind == OptimizerKind::adamw;
+  std::vector<AdamConstants<T>> constants(params_.size());
+  std::vector<double> sgd_lr(params_.size()), sgd_wd(params_.size());
   for (size_t i = 0; i < params_.size(); ++i) {
-    Parameter<T>& p = *params_[i];
-    lr = base_lr * lr_multiplier_[i];
+    const double lr_i = lr * lr_multiplier_[i];
+    const double wd = takes_weight_decay(params_[i]->role) ? opt_.weight_decay : 0.0;
+    sgd_lr[i] = lr_i, sgd_wd[i] = wd;
+    constants[i] = AdamConstants<T>{.b1 = T(b1),
+                                    .one_minus_b1 = T(1 - b1),
+                                    .b2 = T(b2),
+                                    .one_minus_b2 = T(1 - b2),
+                                    .step_size = T(lr_i / c1),
+                                    .inv_sqrt_c2 = T(1 / std::sqrt(c2)),
+                                    .eps = T(opt_.eps),
+                                    .coupled_decay = T(decoupled ? 0.0 : wd),
+                                    .decoupled_decay = T(decoupled ? lr_i * wd : 0.0)};
+  }
+  const std::vector<Piece> pieces = gradient_pieces(params_);
+  parallel_for(static_cast<int64_t>(pieces.size()), [&](int64_t k) {
+    const Piece& pc = pieces[k];
+    Parameter<T>& p = *params_[pc.param];
     T* w = p.value.data();
     const T* grad = p.grad.data();
-    const double wd = takes_weight_decay(p.role) ? opt_.weight_decay : 0.0;
-    const int64_t n = p.value.numel();
     if (opt_.kind == OptimizerKind::sgd) {
-      for (int64_t j = 0; j < n; ++j) w[j] -= static_cast<T>(lr * (grad[j] + wd * w[j]));
-      continue;
+      const double lr_i = sgd_lr[pc.param], wd = sgd_wd[pc.param];
+      for (int64_t j = pc.begin; j < pc.end; ++j) w[j] -= static_cast<T>(lr_i * (grad[j] + wd * w[j]));
+      return;
     }
-    const bool decoupled = opt_.kind == OptimizerKind::adamw;
-    const AdamConstants<T> k{.b1 = T(b1),
-                             .one_minus_b1 = T(1 - b1),
-                             .b2 = T(b2),
-                             .one_minus_b2 = T(1 - b2),
-                             .step_size = T(lr / c1),
-                             .inv_sqrt_c2 = T(1 / std::sqrt(c2)),
-                             .eps = T(opt_.eps),
-                             .coupled_decay = T(decoupled ? 0.0 : wd),
-                             .decoupled_decay = T(decoupled ? lr * wd : 0.0)};
-    T* m = m_[i].data();
-    T* v = v_[i].data();
-    constexpr int64_t kChunk = 8192;
-    parallel_for((n + kChunk - 1) / kChunk, [&](int64_t chunk) {
-      adam_update(k, w, grad, m, v, chunk * kChunk, std::min(n, (chunk + 1) * kChunk));
-    });
-  }
+    adam_update(constants[pc.param], w, grad, m_[pc.param].data(), v_[pc.param].data(), pc.begin,
+                pc.end);
+  });
 }
 
 template double clip_grad_norm<float>(const ParameterRefs<float>&, double);
