@@ -2,7 +2,8 @@
 //
 //   attention_bench [google-benchmark flags]     FMA peak, flash and naive forward+backward
 //       batch×heads = 64 (8×8), d = 64, N ∈ {128, 512, 2048}, 1 and 2 threads, and flash on one
-//       head (batch×heads = 1) at N ∈ {2048, 8192}; counters:
+//       head (batch×heads = 1) at N ∈ {2048, 8192}, and the small model's attention (batch 64,
+//       4 heads, d = 16, N = 16); counters:
 //       GFLOPs (flops/s / 1e9 with 4N²d forward + 10N²d backward per head, the FlashAttention-2
 //       convention) and frac_peak (share of the FMA peak measured at the same thread count).
 //   attention_bench --peak-memory N heads batch fwd|fwdbwd flash|naive [threads]
@@ -85,20 +86,20 @@ void BM_FmaPeak(benchmark::State& state) {
 }
 
 void attention_case(benchmark::State& state, AttentionKernel kernel, bool backward,
-                    int64_t batch = kBatch, int64_t heads = kHeads) {
+                    int64_t batch = kBatch, int64_t heads = kHeads, int64_t dim = kDim) {
   const int64_t n = state.range(0);
   const int threads = static_cast<int>(state.range(1));
   set_num_threads(threads);
-  Inputs in(batch, heads, n, kDim);
+  Inputs in(batch, heads, n, dim);
   AttentionOptions<float> opt;
-  opt.scale = 1.0 / std::sqrt(double(kDim));
+  opt.scale = 1.0 / std::sqrt(double(dim));
   AttentionSaved<float> saved;
   for (auto _ : state) {
     in.forward(kernel, opt, saved);
     if (backward) in.backward(kernel, opt, saved);
     benchmark::DoNotOptimize(in.dq.data());
   }
-  const double flops = (backward ? 14.0 : 4.0) * n * n * kDim * batch * heads;
+  const double flops = (backward ? 14.0 : 4.0) * n * n * dim * batch * heads;
   state.counters["GFLOPs"] =
       benchmark::Counter(flops / 1e9, benchmark::Counter::kIsIterationInvariantRate);
   if (g_peak_flops.count(threads))
@@ -116,6 +117,12 @@ void BM_FlashOneHeadForwardBackward(benchmark::State& s) {
   attention_case(s, AttentionKernel::flash, true, 1, 1);
 }
 
+// The small standard configuration's attention (bench/standard_step.hpp): batch 64, 4 heads of
+// d = 16, 16 tokens; per-(batch, head) overhead decides its speed.
+void BM_FlashSmallHeadsForwardBackward(benchmark::State& s) {
+  attention_case(s, AttentionKernel::flash, true, 64, 4, 16);
+}
+
 BENCHMARK(BM_FmaPeak)->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_FlashForwardBackward)
     ->ArgsProduct({{128, 512, 2048}, {1, 2}})
@@ -129,6 +136,10 @@ BENCHMARK(BM_FlashOneHeadForwardBackward)
     ->ArgsProduct({{2048, 8192}, {1, 2}})
     ->UseRealTime()
     ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_FlashSmallHeadsForwardBackward)
+    ->ArgsProduct({{16}, {1, 2}})
+    ->UseRealTime()
+    ->Unit(benchmark::kMicrosecond);
 // Naive materialises 64·N² floats (1 GiB at N = 2048): small N only.
 BENCHMARK(BM_NaiveForwardBackward)
     ->ArgsProduct({{128, 512}, {1, 2}})

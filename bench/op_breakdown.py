@@ -36,7 +36,7 @@ CATEGORIES = [
     ("activation", r"activation_|relu_rows|mask_rows"),  # the ReLU and its mask after a GEMM band
     ("bias add / bias gradient", r"add_row_vector|add_column_sums|ColumnBlockSums"),
     ("loss", r"cross_entropy"),
-    ("optimizer + clipping", r"Optimizer|clip_grad|zero_grad"),
+    ("optimizer + clipping", r"Optimizer|clip_grad|zero_grad|adam_update"),
     ("embedding + positions", r"Embedding|sinusoidal|positions"),
 ]
 
