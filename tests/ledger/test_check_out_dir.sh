@@ -131,7 +131,7 @@ fi
 cached="$shared"
 if [ -f "$cached/ledger.json" ]; then
   mkdir -p "$tmp/cached-first" && cp -r "$cached/claims" "$tmp/cached-first/"
-  victim=$(grep -l '"curve":\[\[' "$cached"/cache/*.json | sort | head -1)
+  victim=$(grep -l '"curve":\[\[' "$cached"/cache/*.json | sort | sed -n 1p)  # not head: SIGPIPE under pipefail
   if [ -z "$victim" ]; then
     fail "e: no cached training run in $cached/cache"
   else
