@@ -1,7 +1,11 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <string>
+#include <utility>
+#include <vector>
 
+#include "scalelab/core/parallel.hpp"
 #include "scalelab/core/rng.hpp"
 #include "scalelab/train/loss.hpp"
 #include "scalelab/train/optimizer.hpp"
@@ -104,6 +108,81 @@ TEST(AdamW, DecaysDecoupledFromTheGradient) {
   Optimizer<double> opt2({&bias}, {.kind = OptimizerKind::adamw, .weight_decay = 0.1});
   opt2.step(0.5);
   EXPECT_EQ(bias.value[0], 2.0);
+}
+
+// Parameters of mixed sizes (one spanning several of the optimizer's pieces, several far smaller
+// than one) with mixed roles (weight decay on the linear maps only) and muP learning-rate
+// multipliers: two Adam steps give every element the value of the per-element formula, computed
+// here in double, and the same bits at 1 and 2 threads.
+TEST(Adam, EveryPieceOfEveryParameterFollowsTheFormulaOnAnyThreadCount) {
+  const std::vector<std::pair<int64_t, ParamRole>> specs = {
+      {40000, ParamRole::weight}, {7, ParamRole::bias}, {16384, ParamRole::readout_weight},
+      {1, ParamRole::embedding_scale}, {300, ParamRole::norm_gain}};
+  const OptimizerOptions options{.kind = OptimizerKind::adamw, .weight_decay = 0.01,
+                                 .mup_base_width = 64, .mup_width = 256};
+  auto run = [&](int threads) {
+    const ScopedNumThreads scoped(threads);
+    std::vector<Parameter<float>> params;
+    for (size_t i = 0; i < specs.size(); ++i)
+      params.emplace_back("p" + std::to_string(i), std::vector<int64_t>{specs[i].first},
+                          specs[i].second);
+    ParameterRefs<float> refs;
+    for (auto& p : params) refs.push_back(&p);
+    Optimizer<float> opt(refs, options);
+    Rng rng(5);
+    for (int step = 0; step < 2; ++step) {
+      for (auto& p : params)
+        for (int64_t j = 0; j < p.value.numel(); ++j) {
+          if (step == 0) p.value[j] = static_cast<float>(rng.normal());
+          p.grad[j] = static_cast<float>(rng.normal());
+        }
+      opt.step(1e-2);
+    }
+    std::vector<std::vector<float>> values;
+    for (auto& p : params) values.emplace_back(p.value.data(), p.value.data() + p.value.numel());
+    return values;
+  };
+  const auto one = run(1), two = run(2);
+  EXPECT_EQ(one, two);
+  // The formula, from the same draws (same order), in double.
+  Rng rng(5);
+  std::vector<std::vector<double>> w(specs.size()), m(specs.size()), v(specs.size());
+  for (size_t i = 0; i < specs.size(); ++i)
+    w[i].resize(specs[i].first), m[i].assign(specs[i].first, 0.0), v[i].assign(specs[i].first, 0.0);
+  for (int step = 1; step <= 2; ++step) {
+    std::vector<std::vector<double>> g(specs.size());
+    for (size_t i = 0; i < specs.size(); ++i)
+      for (int64_t j = 0; j < specs[i].first; ++j) {
+        if (step == 1) w[i][j] = static_cast<float>(rng.normal());
+        g[i].push_back(static_cast<float>(rng.normal()));
+      }
+    const double c1 = 1 - std::pow(0.9, step), c2 = 1 - std::pow(0.98, step);
+    for (size_t i = 0; i < specs.size(); ++i) {
+      const double lr = 1e-2 * (is_linear_map(specs[i].second) ? 64.0 / 256.0 : 1.0);
+      const double wd = takes_weight_decay(specs[i].second) ? 0.01 : 0.0;
+      for (int64_t j = 0; j < specs[i].first; ++j) {
+        m[i][j] = 0.9 * m[i][j] + 0.1 * g[i][j];
+        v[i][j] = 0.98 * v[i][j] + 0.02 * g[i][j] * g[i][j];
+        w[i][j] -= lr / c1 * m[i][j] / (std::sqrt(v[i][j] / c2) + 1e-9) + lr * wd * w[i][j];
+      }
+    }
+  }
+  for (size_t i = 0; i < specs.size(); ++i)
+    for (int64_t j = 0; j < specs[i].first; ++j)
+      ASSERT_NEAR(one[i][j], w[i][j], 1e-5 * (1 + std::fabs(w[i][j]))) << "parameter " << i << ", element " << j;
+}
+
+// SGD over the same kind of mixed parameters: w -= lr (g + wd w), per element, any thread count.
+TEST(Sgd, EveryParameterStepsByTheGradient) {
+  for (int threads : {1, 2}) {
+    const ScopedNumThreads scoped(threads);
+    Parameter<double> big("w", {20000}), small("b", {3}, ParamRole::bias);
+    big.value.fill(1.0), big.grad.fill(0.5), small.value.fill(2.0), small.grad.fill(-1.0);
+    Optimizer<double> opt({&big, &small}, {.kind = OptimizerKind::sgd, .weight_decay = 0.1});
+    opt.step(0.1);
+    for (int64_t j = 0; j < 20000; ++j) ASSERT_DOUBLE_EQ(big.value[j], 1.0 - 0.1 * (0.5 + 0.1));
+    for (int64_t j = 0; j < 3; ++j) ASSERT_DOUBLE_EQ(small.value[j], 2.0 + 0.1);
+  }
 }
 
 }  // namespace
