@@ -219,7 +219,7 @@ size_t WorkspaceFloats(const AttentionShape& s, bool backward) {
   const size_t L = hn::Lanes(DF()), Bc = TileCols(), Br = kTileRows;
   const size_t D = s.head_dim, Dp = RoundUp(D, L), Nq = s.q_len, Nk = RoundUp(s.k_len, Bc);
   const size_t tiles = 3 * Br * Bc + 4 * Br + 2 * Bc * Dp + Br * Dp + Nq;
-  if (!backward) return D * Nk + Nk * Dp + Nq * D + tiles;
+  if (!backward) return D * Nk + Nk * Dp + tiles;
   return 2 * D * Nk + Nk * Dp + 3 * Nq * Dp + tiles;
 }
 
@@ -234,26 +234,28 @@ void ForwardUnit(const detail::FlashArgs& a, int64_t b, int64_t h, int64_t q_beg
   const size_t D = s.head_dim, Dp = RoundUp(D, L), Nk = RoundUp(s.k_len, Bc);
   const AttentionLogit<float> lp(a.shape, *a.opt, h);
   const bool plain = PlainLogits(lp);
-  // Workspace: Kt [Nk / Bc tiles of D × Bc], Vp [Nk × Dp], Qp [Nq × D], S [Br × Bc],
-  // O [Br × Dp], m, l, A [Br].
+  // Workspace: Kt [Nk / Bc tiles of D × Bc], Vp [Nk × Dp] (where v's rows need padding),
+  // S [Br × Bc], O [Br × Dp], m, l, A [Br].
   float* Kt = ws;
   float* Vp = Kt + D * Nk;
-  float* Qp = Vp + Nk * Dp;
-  float* S = Qp + s.q_len * D;
+  float* S = Vp + Nk * Dp;
   float* O = S + Br * Bc;
   float *m = O + Br * Dp, *l = m + Br, *A = l + Br;
   // No clearing here: the caller zeroes the workspace once per call, every unit of the call has
   // the same shape and so writes the same positions, and the padding it reads (tile tails, the
   // columns past D) is never written. Only the accumulators (O below) are cleared per unit.
+  // q is read in place (the A operand of q·kᵀ, any row stride); v too where its rows fill whole
+  // vectors (D = Dp), else from the padded copy Vp.
+  const float* q_rows = a.q + b * s.q_len * a.strides.q + h * D;
+  const bool v_in_place = D == Dp;
+  const float* v_rows = v_in_place ? a.v + b * s.k_len * a.strides.v + h * D : Vp;
+  const size_t v_ld = v_in_place ? a.strides.v : Dp;
   for (int64_t j = 0; j < s.k_len; ++j) {
     const float* kj = a.k + (b * s.k_len + j) * a.strides.k + h * D;
-    const float* vj = a.v + (b * s.k_len + j) * a.strides.v + h * D;
     float* kt = Kt + (j / Bc) * D * Bc + j % Bc;
     for (size_t e = 0; e < D; ++e) kt[e * Bc] = kj[e];
-    CopyRow(Vp + j * Dp, vj, D);
+    if (!v_in_place) CopyRow(Vp + j * Dp, a.v + (b * s.k_len + j) * a.strides.v + h * D, D);
   }
-  for (int64_t i = q_begin; i < q_end; ++i)
-    CopyRow(Qp + i * D, a.q + (b * s.q_len + i) * a.strides.q + h * D, D);
   size_t limit[kTileRows];
   for (int64_t i0 = q_begin; i0 < q_end; i0 += Br) {
     const size_t rows = std::min<size_t>(Br, q_end - i0);
@@ -268,7 +270,7 @@ void ForwardUnit(const detail::FlashArgs& a, int64_t b, int64_t h, int64_t q_beg
       const size_t kmax = std::min(Bc, key_end - j0);  // columns any row of the tile can see
       const size_t cols = RoundUp(kmax, L);
       // S = q_tile · Kt[:, j0:j0+cols]
-      Gemm(rows, cols, D, Qp + i0 * D, D, 1, Kt + j0 * D, Bc, S, Bc, false);
+      Gemm(rows, cols, D, q_rows + i0 * a.strides.q, a.strides.q, 1, Kt + j0 * D, Bc, S, Bc, false);
       for (size_t r = 0; r < rows; ++r) {
         const int64_t i = i0 + r;
         const int64_t visible = attention_visible_keys(s, *a.opt, b, i);
@@ -302,15 +304,24 @@ void ForwardUnit(const detail::FlashArgs& a, int64_t b, int64_t h, int64_t q_beg
         }
       }
       // acc += p · v[j0:j0+kmax]
-      Gemm(rows, Dp, kmax, S, Bc, 1, Vp + j0 * Dp, Dp, O, Dp, true);
+      Gemm(rows, Dp, kmax, S, Bc, 1, v_rows + j0 * v_ld, v_ld, O, Dp, true);
     }
-    // o = acc / l; lse = m + log l
-    for (size_t r = 0; r < rows; ++r) {
+    // lse = m + log l (-inf for a row with no visible key), a vector of rows at a time
+    float* lse = a.lse + (b * s.heads + h) * s.q_len + i0;
+    size_t r = 0;
+    for (; r + L <= rows; r += L) {
+      const auto vl = hn::LoadU(d, l + r);
+      hn::StoreU(hn::IfThenElse(hn::Gt(vl, hn::Zero(d)), hn::Add(hn::LoadU(d, m + r), hn::Log(d, vl)),
+                                hn::Set(d, -HUGE_VALF)),
+                 d, lse + r);
+    }
+    for (; r < rows; ++r) lse[r] = l[r] > 0 ? m[r] + std::log(l[r]) : -HUGE_VALF;
+    // o = acc / l
+    for (r = 0; r < rows; ++r) {
       const int64_t i = i0 + r;
       const float inv = l[r] > 0 ? 1.0f / l[r] : 0.0f;
       float* oi = a.out_mut + (b * s.q_len + i) * a.strides.o + h * D;
       CopyRow(oi, O + r * Dp, D, inv);
-      a.lse[(b * s.heads + h) * s.q_len + i] = l[r] > 0 ? m[r] + std::log(l[r]) : -HUGE_VALF;
       if (probe && l[r] > 0) {  // H = log l - A / l; max p = 1 / l
         probe->add_row(*a.probe_cfg, std::log(double(l[r])) - double(A[r]) / double(l[r]),
                        1.0 / double(l[r]), attention_visible_keys(s, *a.opt, b, i));
@@ -350,19 +361,28 @@ double BackwardUnit(const detail::FlashArgs& a, int64_t b, int64_t h, int64_t k_
   // Padding stays zero from the caller's clearing (see ForwardUnit); the dQ accumulator is
   // cleared per unit.
   std::memset(dQ, 0, Nq * Dp * sizeof(float));
+  // k, q and do are read in place where their rows fill whole vectors (D = Dp: the B operands of
+  // the products below load whole vectors), else from the padded copies Kp, Qp, dOp.
+  const bool in_place = D == Dp;
+  const float* k_rows = in_place ? a.k + b * s.k_len * a.strides.k + h * D : Kp;
+  const float* q_rows = in_place ? a.q + b * s.q_len * a.strides.q + h * D : Qp;
+  const float* do_rows = in_place ? a.dout + b * s.q_len * a.strides.o + h * D : dOp;
+  const size_t k_ld = in_place ? a.strides.k : Dp, q_ld = in_place ? a.strides.q : Dp;
+  const size_t do_ld = in_place ? a.strides.o : Dp;
   for (int64_t j = k_begin; j < k_end; ++j) {
     const float* kj = a.k + (b * s.k_len + j) * a.strides.k + h * D;
     const float* vj = a.v + (b * s.k_len + j) * a.strides.v + h * D;
     const size_t tile = (j / Bc) * D * Bc + j % Bc;
     for (size_t e = 0; e < D; ++e) Kt[tile + e * Bc] = kj[e], Vt[tile + e * Bc] = vj[e];
-    CopyRow(Kp + j * Dp, kj, D);
+    if (!in_place) CopyRow(Kp + j * Dp, kj, D);
   }
   for (size_t i = 0; i < Nq; ++i) {  // D_i = do_i · o_i
-    const float* qi = a.q + (b * s.q_len + i) * a.strides.q + h * D;
     const float* oi = a.out + (b * s.q_len + i) * a.strides.o + h * D;
     const float* doi = a.dout + (b * s.q_len + i) * a.strides.o + h * D;
-    CopyRow(Qp + i * Dp, qi, D);
-    CopyRow(dOp + i * Dp, doi, D);
+    if (!in_place) {
+      CopyRow(Qp + i * Dp, a.q + (b * s.q_len + i) * a.strides.q + h * D, D);
+      CopyRow(dOp + i * Dp, doi, D);
+    }
     delta[i] = static_cast<float>(DotInDouble(doi, oi, D));
   }
   const float* lse = a.lse + (b * s.heads + h) * s.q_len;
@@ -386,7 +406,7 @@ double BackwardUnit(const detail::FlashArgs& a, int64_t b, int64_t h, int64_t k_
       if (kmax == 0) continue;
       const size_t cols = RoundUp(kmax, L);
       // S = q_tile · Kt[:, j0:]  (forward: s_ij before masking), then p_ij = e^(s_ij - lse_i)
-      Gemm(rows, cols, D, Qp + i0 * Dp, Dp, 1, Kt + j0 * D, Bc, P, Bc, false);
+      Gemm(rows, cols, D, q_rows + i0 * q_ld, q_ld, 1, Kt + j0 * D, Bc, P, Bc, false);
       if (need_raw) std::memcpy(R, P, rows * Bc * sizeof(float));
       for (size_t r = 0; r < rows; ++r) {
         float* row = P + r * Bc;
@@ -397,9 +417,9 @@ double BackwardUnit(const detail::FlashArgs& a, int64_t b, int64_t h, int64_t k_
         ExpRow(row, cols, limit[r], plain ? scale : 1.0f, lse[i0 + r], nullptr);
       }
       // dv_j += sum_i p_ij do_i   (from o_i = sum_j p_ij v_j)
-      Gemm(kmax, Dp, rows, P, 1, Bc, dOp + i0 * Dp, Dp, dV, Dp, true);
+      Gemm(kmax, Dp, rows, P, 1, Bc, do_rows + i0 * do_ld, do_ld, dV, Dp, true);
       // dp = do_tile · Vt[:, j0:]
-      Gemm(rows, cols, D, dOp + i0 * Dp, Dp, 1, Vt + j0 * D, Bc, dS, Bc, false);
+      Gemm(rows, cols, D, do_rows + i0 * do_ld, do_ld, 1, Vt + j0 * D, Bc, dS, Bc, false);
       for (size_t r = 0; r < rows; ++r) {
         // ds = p (dp - D_i)   (from p_i = softmax(s_i))
         const float* p_row = P + r * Bc;
@@ -432,8 +452,8 @@ double BackwardUnit(const detail::FlashArgs& a, int64_t b, int64_t h, int64_t k_
         if (opt.head_scales) dscale += hn::GetLane(hn::SumOfLanes(d, vdscale));
       }
       // dq_i += scale sum_j ds_ij k_j;  dk_j += scale sum_i ds_ij q_i
-      Gemm(rows, Dp, kmax, dS, Bc, 1, Kp + j0 * Dp, Dp, dQ + i0 * Dp, Dp, true);
-      Gemm(kmax, Dp, rows, dS, 1, Bc, Qp + i0 * Dp, Dp, dK, Dp, true);
+      Gemm(rows, Dp, kmax, dS, Bc, 1, k_rows + j0 * k_ld, k_ld, dQ + i0 * Dp, Dp, true);
+      Gemm(kmax, Dp, rows, dS, 1, Bc, q_rows + i0 * q_ld, q_ld, dK, Dp, true);
     }
     for (size_t c = 0; c < kb; ++c) {
       const int64_t j = j0 + c;
