@@ -4,7 +4,8 @@
 // Math: attention_flash.hpp. Plain twin: flash_forward_plain / flash_backward_plain.
 //
 // Per (batch, head) the inputs are repacked: Kt = kᵀ [d × Nk'] and Vt = vᵀ (B operands of q·kᵀ
-// and do·vᵀ), and row-major copies padded to Dp columns (Dp = d rounded up to a whole vector).
+// and do·vᵀ). The row-major operands (q, k, v, do) are read in place where d is a whole number of
+// vectors, else from copies padded to Dp columns (Dp = d rounded up to a whole vector).
 // Workspace per thread is O((q_len + k_len) · d): no N×N buffer exists.
 #include <algorithm>
 #include <cmath>
