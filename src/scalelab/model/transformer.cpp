@@ -184,13 +184,21 @@ const Tensor<T>& Transformer<T>::run_stack(Stack& s, const int32_t* ids, BlockCa
     });
   }
   round_tensor(mode.rounding, s.e0.data(), rows * d, PrecisionOp::embedding_scale);
+  // x0 = D(N_e(e0)), D(e0) or e0 itself: the blocks read e0 in place where neither the norm nor
+  // an active dropout (which writes in place) stands between.
+  const bool dropout_active = mode.training && s.dropout.p() > 0;
+  const T* x = s.e0.data();
   if (config_.embedding.layernorm) {
     s.embed_norm.forward(s.e0.data(), rows, s.x0.data());  // N_e
     round_tensor(mode.rounding, s.x0.data(), rows * d, PrecisionOp::layernorm_normalize);
-  } else {
+    x = s.x0.data();
+  } else if (dropout_active) {
     parallel_copy(s.e0.data(), s.x0.data(), s.e0.numel());
+    x = s.x0.data();
   }
-  s.dropout.forward(s.x0.data(), rows * d, mode.rng, mode.training);
+  if (x == s.x0.data()) s.dropout.forward(s.x0.data(), rows * d, mode.rng, mode.training);
+  else s.dropout.forward(nullptr, 0, mode.rng, /*training=*/false);  // inactive: its backward is the identity
+  s.input = x == s.x0.data() ? &s.x0 : &s.e0;
   if (config_.positions == PositionEncoding::t5_bias) {  // shared by every layer of the stack
     const int64_t H = config_.n_heads;
     s.bias.resize({H, call.len, call.len});
@@ -201,16 +209,24 @@ const Tensor<T>& Transformer<T>::run_stack(Stack& s, const int32_t* ids, BlockCa
     call.self_dbias = s.dbias.data();
   }
   call.rounding = mode.rounding;
-  const T* x = s.x0.data();
-  for (Block<T>& b : s.blocks) x = b.forward(call, x).data();
-  s.out.resize({rows, d});
-  if (has_final_norm()) {
-    s.final_norm.forward(x, rows, s.out.data());
-    round_tensor(mode.rounding, s.out.data(), rows * d, PrecisionOp::layernorm_normalize);
-  } else {
-    parallel_copy(x, s.out.data(), rows * d);
+  const Tensor<T>* last = nullptr;  // the last block's output
+  for (Block<T>& b : s.blocks) {
+    last = &b.forward(call, x);
+    x = last->data();
   }
-  return s.out;
+  if (has_final_norm() || !last) {
+    s.out.resize({rows, d});
+    if (has_final_norm()) {
+      s.final_norm.forward(x, rows, s.out.data());
+      round_tensor(mode.rounding, s.out.data(), rows * d, PrecisionOp::layernorm_normalize);
+    } else {
+      parallel_copy(x, s.out.data(), rows * d);
+    }
+    s.output = &s.out;
+  } else {
+    s.output = last;  // post-norm: the last block's output is the stack's, not copied
+  }
+  return *s.output;
 }
 
 template <class T>
@@ -266,7 +282,7 @@ const Tensor<T>& Transformer<T>::decode(const ModelInput& in, const ForwardMode&
   BlockCall call{.batch = in.batch, .len = in.tgt_len, .causal = true, .lengths = nullptr,
                  .training = mode.training, .rng = mode.rng};
   if (encoder_decoder_) {
-    call.memory = encoder_.out.data();
+    call.memory = encoder_.output->data();
     call.memory_len = in.src_len;
     call.memory_lengths = in.src_lengths;
   }
@@ -321,7 +337,7 @@ void Transformer<T>::backward(const T* dlogits) {
   const T c = static_cast<T>(config_.embedding.output_scale);
   T* dW = config_.tie_output ? decoder_.embed.table().grad.data() : out_weight_.grad.data();
   // from logits = c · h Wᵀ:  dW += c · dlogitsᵀ h,  dh = c · dlogits W
-  gemm<T>({.m = V, .n = d, .k = rows, .trans_a = true}, dlogits, decoder_.out.data(), dW, c, T(1));
+  gemm<T>({.m = V, .n = d, .k = rows, .trans_a = true}, dlogits, decoder_.output->data(), dW, c, T(1));
   dh_.resize({rows, d});
   gemm<T>({.m = rows, .n = d, .k = V}, dlogits, output_weight(), dh_.data(), c);
   round_tensor(rounding_, dh_.data(), rows * d, PrecisionOp::activation_grad);

@@ -69,7 +69,7 @@ class Transformer {
   std::vector<Block<T>>& decoder_blocks() { return decoder_.blocks; }
   Embedding<T>& embedding(bool encoder) { return stack(encoder).embed; }
   const Tensor<T>& embedding_sum(bool encoder) { return stack(encoder).e0; }  // s·E[ids] + P
-  const Tensor<T>& stack_input(bool encoder) { return stack(encoder).x0; }    // layer 0's input
+  const Tensor<T>& stack_input(bool encoder) { return *stack(encoder).input; }  // layer 0's input
   const Tensor<T>& logits() const { return logits_; }
   const ModelInput& last_input() const { return input_; }
 
@@ -84,6 +84,11 @@ class Transformer {
     std::vector<Block<T>> blocks;
     Norm<T> final_norm;          // pre-norm and sandwich only
     Tensor<T> e0, x0, out, dx, de0, bias, dbias;
+    // After run_stack, the rows [batch·len, d] layer 0 read: x0, or e0 itself where no embedding
+    // norm or active dropout stands between; and the stack's output: out (the final norm's), or
+    // the last block's own output where there is no final norm (post-norm). Read in place.
+    const Tensor<T>* input = nullptr;
+    const Tensor<T>* output = nullptr;
     int64_t batch = 0, len = 0;
   };
   Stack& stack(bool encoder) { return encoder ? encoder_ : decoder_; }

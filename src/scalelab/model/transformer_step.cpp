@@ -23,7 +23,7 @@ void Transformer<T>::start_decoding(const ModelInput& in, DecoderCache<T>& cache
   if (!encoder_decoder_) return;
   encode(in, ForwardMode{});  // m = the encoder's output [batch*src_len, d], once per source
   for (size_t l = 0; l < decoder_.blocks.size(); ++l)
-    decoder_.blocks[l].cache_memory(encoder_.out.data(), rows, in.src_len, cache.layers[l]);
+    decoder_.blocks[l].cache_memory(encoder_.output->data(), rows, in.src_len, cache.layers[l]);
   cache.source_of_row.resize(rows);
   cache.source_lengths.assign(in.src_lengths, in.src_lengths + rows);
   for (int64_t b = 0; b < rows; ++b) cache.source_of_row[b] = b;
