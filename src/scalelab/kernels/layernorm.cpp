@@ -1,5 +1,6 @@
 #include "scalelab/kernels/layernorm.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <type_traits>
 #include <vector>
@@ -61,19 +62,27 @@ void layernorm_backward_row(const NormShape& s, const T* __restrict dy, const T*
 
 }  // namespace
 
+// Rows per task of the forward: a few rows' worth of work per SIMD dispatch.
+constexpr int64_t kForwardRowChunk = 32;
+
 template <class T>
 void layernorm_forward(const NormShape& s, const T* x, const T* gamma, const T* beta, T* y, T* mean,
                        T* rstd) {
-  parallel_for(s.rows, [&](int64_t r) {
-    if constexpr (std::is_same_v<T, float>)  // the vectorised twin of layernorm_row
-      layernorm_row_simd(x + r * s.cols, gamma, beta, y + r * s.cols, mean + r, rstd + r, s.cols, s.eps);
-    else
-      layernorm_row(s, x + r * s.cols, gamma, beta, y + r * s.cols, mean + r, rstd + r);
+  parallel_for((s.rows + kForwardRowChunk - 1) / kForwardRowChunk, [&](int64_t chunk) {
+    const int64_t r0 = chunk * kForwardRowChunk, n = std::min(kForwardRowChunk, s.rows - r0);
+    if constexpr (std::is_same_v<T, float>) {  // the vectorised twin of layernorm_row
+      layernorm_rows_simd(x + r0 * s.cols, gamma, beta, y + r0 * s.cols, mean + r0, rstd + r0, n,
+                          s.cols, s.eps);
+    } else {
+      for (int64_t r = r0; r < r0 + n; ++r)
+        layernorm_row(s, x + r * s.cols, gamma, beta, y + r * s.cols, mean + r, rstd + r);
+    }
   });
 }
 
-// Rows run in parallel; each thread sums dgamma/dbeta into its own buffer, reduced at the end in
-// thread order (deterministic for a fixed thread count).
+// Thread t of `threads` takes rows [rows·t/threads, rows·(t+1)/threads) and sums their
+// dgamma/dbeta into its own buffer, in row order; the buffers are reduced at the end in thread
+// order (deterministic for a fixed thread count).
 template <class T>
 void layernorm_backward(const NormShape& s, const T* dy, const T* x, const T* gamma, const T* mean,
                         const T* rstd, T* dx, T* dgamma, T* dbeta) {
@@ -81,15 +90,15 @@ void layernorm_backward(const NormShape& s, const T* dy, const T* x, const T* ga
   std::vector<T> partial(static_cast<size_t>(threads) * 2 * s.cols, T(0));
 #pragma omp parallel num_threads(threads)
   {
-    const int t = omp_get_thread_num();
+    const int t = omp_get_thread_num(), team = omp_get_num_threads();
     T* my_dgamma = partial.data() + static_cast<size_t>(t) * 2 * s.cols;
     T* my_dbeta = my_dgamma + s.cols;
-#pragma omp for schedule(static)
-    for (int64_t r = 0; r < s.rows; ++r) {
-      if constexpr (std::is_same_v<T, float>)  // the vectorised twin of layernorm_backward_row
-        layernorm_backward_row_simd(dy + r * s.cols, x + r * s.cols, gamma, rstd[r], dx + r * s.cols,
-                                    my_dgamma, my_dbeta, s.cols);
-      else
+    const int64_t r0 = s.rows * t / team, r1 = s.rows * (t + 1) / team;
+    if constexpr (std::is_same_v<T, float>) {  // the vectorised twin of layernorm_backward_row
+      layernorm_backward_rows_simd(dy + r0 * s.cols, x + r0 * s.cols, gamma, rstd + r0,
+                                   dx + r0 * s.cols, my_dgamma, my_dbeta, r1 - r0, s.cols);
+    } else {
+      for (int64_t r = r0; r < r1; ++r)
         layernorm_backward_row(s, dy + r * s.cols, x + r * s.cols, gamma, mean[r], rstd[r],
                                dx + r * s.cols, my_dgamma, my_dbeta);
     }

@@ -109,23 +109,39 @@ void LayerNormBackwardRow(const float* HWY_RESTRICT dy, const float* HWY_RESTRIC
 }
 
 
+void LayerNormRows(const float* x, const float* gamma, const float* beta, float* y, float* mean,
+                   float* rstd, int64_t rows, int64_t cols, double eps) {
+  for (int64_t r = 0; r < rows; ++r)
+    LayerNormRow(x + r * cols, gamma, beta, y + r * cols, mean + r, rstd + r, cols, eps);
+}
+
+void LayerNormBackwardRows(const float* dy, const float* x, const float* gamma, const float* rstd,
+                           float* dx, float* dgamma, float* dbeta, int64_t rows, int64_t cols) {
+  for (int64_t r = 0; r < rows; ++r)
+    LayerNormBackwardRow(dy + r * cols, x + r * cols, gamma, rstd[r], dx + r * cols, dgamma, dbeta,
+                         cols);
+}
+
 }  // namespace HWY_NAMESPACE
 }  // namespace scalelab
 HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
 namespace scalelab {
-HWY_EXPORT(LayerNormRow);
-HWY_EXPORT(LayerNormBackwardRow);
+HWY_EXPORT(LayerNormRows);
+HWY_EXPORT(LayerNormBackwardRows);
 
-void layernorm_row_simd(const float* x, const float* gamma, const float* beta, float* y, float* mean,
-                        float* rstd, int64_t cols, double eps) {
-  HWY_DYNAMIC_DISPATCH(LayerNormRow)(x, gamma, beta, y, mean, rstd, cols, eps);
+void layernorm_rows_simd(const float* x, const float* gamma, const float* beta, float* y,
+                         float* mean, float* rstd, int64_t rows, int64_t cols, double eps) {
+  apply_simd_environment();
+  HWY_DYNAMIC_DISPATCH(LayerNormRows)(x, gamma, beta, y, mean, rstd, rows, cols, eps);
 }
 
-void layernorm_backward_row_simd(const float* dy, const float* x, const float* gamma, float rstd,
-                                 float* dx, float* dgamma, float* dbeta, int64_t cols) {
-  HWY_DYNAMIC_DISPATCH(LayerNormBackwardRow)(dy, x, gamma, rstd, dx, dgamma, dbeta, cols);
+void layernorm_backward_rows_simd(const float* dy, const float* x, const float* gamma,
+                                  const float* rstd, float* dx, float* dgamma, float* dbeta,
+                                  int64_t rows, int64_t cols) {
+  apply_simd_environment();
+  HWY_DYNAMIC_DISPATCH(LayerNormBackwardRows)(dy, x, gamma, rstd, dx, dgamma, dbeta, rows, cols);
 }
 }  // namespace scalelab
 #endif  // HWY_ONCE
