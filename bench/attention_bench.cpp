@@ -122,6 +122,11 @@ void BM_FlashOneHeadForwardBackward(benchmark::State& s) {
 void BM_FlashSmallHeadsForwardBackward(benchmark::State& s) {
   attention_case(s, AttentionKernel::flash, true, 64, 4, 16);
 }
+// Short sequences around the flash kernel's short-key path (kShortMaxKeys in
+// kernels/attention_short-inl.hpp): batch 64, 4 heads, d = range(2), N = range(0) tokens.
+void BM_FlashShortKeysForwardBackward(benchmark::State& s) {
+  attention_case(s, AttentionKernel::flash, true, 64, 4, s.range(2));
+}
 
 BENCHMARK(BM_FmaPeak)->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_FlashForwardBackward)
@@ -138,6 +143,10 @@ BENCHMARK(BM_FlashOneHeadForwardBackward)
     ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_FlashSmallHeadsForwardBackward)
     ->ArgsProduct({{16}, {1, 2}})
+    ->UseRealTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_FlashShortKeysForwardBackward)
+    ->ArgsProduct({{16, 32, 64, 128}, {1}, {16, 64}})
     ->UseRealTime()
     ->Unit(benchmark::kMicrosecond);
 // Naive materialises 64·N² floats (1 GiB at N = 2048): small N only.

@@ -17,7 +17,9 @@
 
 #include "scalelab/core/rng.hpp"
 #include "scalelab/kernels/attention_flash.hpp"
+#include "scalelab/kernels/attention_flash_simd.hpp"
 #include "scalelab/kernels/simd_dispatch.hpp"
+#include "scalelab/kernels/simd_fma_peak.hpp"
 #include "support/numerics.hpp"
 
 namespace scalelab {
@@ -274,6 +276,56 @@ TEST(AttentionFlash, EverySimdTargetMatchesPlainTwin) {
   }
   force_simd_target("");
   EXPECT_EQ(simd_target(), targets.front());
+}
+
+// The short-key path (kernels/attention_short-inl.hpp: a tile of query rows in the vector lanes)
+// on every compiled target against the plain twin: whole and partial tiles of rows, cross-attention,
+// causal with q_len < k_len and q_len > k_len, a batch whose keys are all padding, per-head scales
+// (dhead_scales), strided tokens, and one head split into query ranges; then the calls it leaves to
+// the row path.
+TEST(AttentionFlash, ShortKeyPathMatchesPlainTwinOnEveryTarget) {
+  struct Case {
+    int64_t batch, heads, q_len, k_len, d;
+    Mask mask;
+    Mode mode;
+    int64_t extra_stride;
+  };
+  const Case cases[] = {{8, 2, 16, 16, 16, Mask::none, Mode::inv_sqrt_d, 0},
+                        {4, 2, 21, 37, 32, Mask::causal_padding, Mode::head_scales, 0},
+                        {4, 2, 5, 64, 16, Mask::causal, Mode::inv_d, 0},
+                        {4, 2, 40, 9, 16, Mask::padding, Mode::one, 3},
+                        {1, 1, 100, 30, 16, Mask::causal, Mode::inv_sqrt_d, 0}};
+  const std::vector<std::string> targets = simd_targets();
+  for (const std::string& target : targets) {
+    force_simd_target(target);
+    uint64_t seed = 40;
+    for (const Case& c : cases) {
+      Problem<float> p(c.batch, c.heads, c.q_len, c.k_len, c.d, c.mask, c.mode, seed++,
+                       c.extra_stride);
+      if (c.mask == Mask::padding) {  // batch 1 sees no key at all
+        p.key_lengths[1] = 0;
+        p.opt.key_lengths = p.key_lengths.data();
+      }
+      const std::string name = target + " q" + std::to_string(c.q_len) + " k" +
+                               std::to_string(c.k_len) + " d" + std::to_string(c.d) + " " +
+                               mask_name(c.mask) + " " + mode_name(c.mode);
+      ASSERT_TRUE(detail::flash_short_path_applies(p.shape, p.opt, false)) << name;
+      expect_close(run(p, Kernel::flash), run(p, Kernel::flash_ref), 1e-5, name);
+    }
+    // Left to the row path: more keys than kShortMaxKeys, a soft-cap, probes, and a head
+    // dimension that is not a whole number of vectors (18: on every target wider than a lane).
+    const Problem<float> longer(2, 2, 16, 65, 16, Mask::none, Mode::inv_sqrt_d, 1);
+    EXPECT_FALSE(detail::flash_short_path_applies(longer.shape, longer.opt, false)) << target;
+    const Problem<float> capped(2, 2, 16, 16, 16, Mask::none, Mode::softcap, 1);
+    EXPECT_FALSE(detail::flash_short_path_applies(capped.shape, capped.opt, false)) << target;
+    const Problem<float> plain(2, 2, 16, 16, 16, Mask::none, Mode::inv_sqrt_d, 1);
+    EXPECT_FALSE(detail::flash_short_path_applies(plain.shape, plain.opt, true)) << target;
+    const Problem<float> odd(2, 2, 16, 16, 18, Mask::none, Mode::inv_sqrt_d, 1);
+    EXPECT_EQ(detail::flash_short_path_applies(odd.shape, odd.opt, false),
+              18 % simd_fma_peak_lanes() == 0)
+        << target;
+  }
+  force_simd_target("");
 }
 
 // One long head: the kernel splits it into query ranges (forward) and key ranges (backward) so

@@ -13,8 +13,10 @@
 // outer, query tiles inner) recomputes p_ij = e^(s_ij - lse_i) tile by tile and uses
 // D_i = rowsum(do_i ⊙ o_i) = sum_j p_ij dp_ij, so ds_ij = p_ij (dp_ij - D_i) needs no second pass.
 //
-// float runs a SIMD kernel (attention_flash_simd.cpp, Highway, target chosen at run time); double,
-// and the _ref twins for both types, run a plain tiled loop with the same tiling logic.
+// float runs a SIMD kernel (attention_flash_simd.cpp, Highway, target chosen at run time), which
+// computes short key sequences with query rows in the vector lanes instead (attention_short-inl.hpp:
+// the same formulas, every key at once); double, and the _ref twins for both types, run a plain
+// tiled loop with the same tiling logic.
 #pragma once
 #include <algorithm>
 #include <cmath>

@@ -6,7 +6,9 @@
 // Per (batch, head) the inputs are repacked: Kt = kᵀ [d × Nk'] and Vt = vᵀ (B operands of q·kᵀ
 // and do·vᵀ). The row-major operands (q, k, v, do) are read in place where d is a whole number of
 // vectors, else from copies padded to Dp columns (Dp = d rounded up to a whole vector).
-// Workspace per thread is O((q_len + k_len) · d): no N×N buffer exists.
+// Workspace per thread is O((q_len + k_len) · d): no N×N buffer exists. Short key sequences take
+// the path of attention_short-inl.hpp (query rows in the vector lanes) from ForwardUnit and
+// BackwardUnit.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -139,6 +141,8 @@ HWY_INLINE double DotInDouble(const float* x, const float* y, size_t n) {
   return sum;
 }
 
+#include "scalelab/kernels/attention_short-inl.hpp"  // the short-key path (uses the above)
+
 // Loads L values of a row of length n starting at j; lanes past n read as 0.
 HWY_INLINE hn::Vec<DF> LoadTail(const float* row, size_t j, size_t n) {
   const DF d;
@@ -220,8 +224,9 @@ size_t WorkspaceFloats(const AttentionShape& s, bool backward) {
   const size_t L = hn::Lanes(DF()), Bc = TileCols(), Br = kTileRows;
   const size_t D = s.head_dim, Dp = RoundUp(D, L), Nq = s.q_len, Nk = RoundUp(s.k_len, Bc);
   const size_t tiles = 3 * Br * Bc + 4 * Br + 2 * Bc * Dp + Br * Dp + Nq;
-  if (!backward) return D * Nk + Nk * Dp + tiles;
-  return 2 * D * Nk + Nk * Dp + 3 * Nq * Dp + tiles;
+  const size_t rows_path =
+      backward ? 2 * D * Nk + Nk * Dp + 3 * Nq * Dp + tiles : D * Nk + Nk * Dp + tiles;
+  return std::max(rows_path, ShortWorkspaceFloats(s));
 }
 
 // Forward of one (batch, head), query rows [q_begin, q_end) (q_begin a multiple of Br, so the
@@ -229,6 +234,8 @@ size_t WorkspaceFloats(const AttentionShape& s, bool backward) {
 // softmax).
 void ForwardUnit(const detail::FlashArgs& a, int64_t b, int64_t h, int64_t q_begin, int64_t q_end,
                  float* ws, detail::ProbePartial* probe) {
+  if (ShortPathApplies(a.shape, *a.opt, probe != nullptr))
+    return ShortForwardUnit(a, b, h, q_begin, q_end, ws);
   const DF d;
   const size_t L = hn::Lanes(d), Bc = TileCols(), Br = kTileRows;
   const AttentionShape& s = a.shape;
@@ -337,6 +344,9 @@ void ForwardUnit(const detail::FlashArgs& a, int64_t b, int64_t h, int64_t q_beg
 // else into dq_part [q_len × D] (the caller sums the shares).
 double BackwardUnit(const detail::FlashArgs& a, int64_t b, int64_t h, int64_t k_begin,
                     int64_t k_end, float* ws, float* dq_part) {
+  if (k_begin == 0 && k_end == a.shape.k_len && !dq_part &&
+      ShortPathApplies(a.shape, *a.opt, false))
+    return ShortBackwardUnit(a, b, h, ws);
   const DF d;
   const size_t L = hn::Lanes(d), Bc = TileCols(), Br = kTileRows;
   const AttentionShape& s = a.shape;
@@ -482,6 +492,10 @@ void LogitRowOf(const AttentionLogit<float>& p, int64_t i, int64_t j0, size_t n,
 }
 
 // Kernel-level entry points (one call per unit; the OpenMP loop lives outside the target code).
+bool FlashShortPathApplies(const AttentionShape& s, const AttentionOptions<float>& opt,
+                           bool probes) {
+  return ShortPathApplies(s, opt, probes);
+}
 size_t FlashWorkspaceFloats(const AttentionShape& s, bool backward) {
   return WorkspaceFloats(s, backward);
 }
@@ -510,6 +524,7 @@ HWY_EXPORT(FlashKeyTileCols);
 HWY_EXPORT(FlashForwardUnit);
 HWY_EXPORT(FlashBackwardUnit);
 HWY_EXPORT(LogitRowOf);
+HWY_EXPORT(FlashShortPathApplies);
 
 namespace detail {
 
@@ -544,6 +559,12 @@ std::pair<int64_t, int64_t> split_range(int64_t r, int64_t count, int64_t len, i
 // thread runs a unit never changes its result (units write disjoint outputs).
 int64_t dynamic_chunk(int64_t units) {
   return std::max<int64_t>(1, units / (8 * static_cast<int64_t>(num_threads())));
+}
+
+bool flash_short_path_applies(const AttentionShape& s, const AttentionOptions<float>& opt,
+                              bool probes) {
+  apply_simd_environment();
+  return HWY_DYNAMIC_DISPATCH(FlashShortPathApplies)(s, opt, probes);
 }
 
 void attention_logit_row_simd(const AttentionLogit<float>& logit, int64_t i, int64_t j0,

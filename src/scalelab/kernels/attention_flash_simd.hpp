@@ -27,6 +27,12 @@ struct FlashArgs {
 void attention_logit_row_simd(const AttentionLogit<float>& logit, int64_t i, int64_t j0,
                               int64_t n, int64_t limit, float* row);
 
+// Whether the short-key path (attention_short-inl.hpp: query rows in vector lanes) computes a
+// call with this shape and these options on the current SIMD target; the backward also needs the
+// call's key range unsplit, which it is whenever this holds (k_len < the key tile).
+bool flash_short_path_applies(const AttentionShape& s, const AttentionOptions<float>& opt,
+                              bool probes);
+
 void flash_forward_simd(const AttentionShape& s, const AttentionOptions<float>& opt, const float* q,
                         const float* k, const float* v, float* out, float* lse,
                         AttentionProbeStats* probes);
