@@ -25,11 +25,13 @@ done
 # relative per step, and stay there (measured <= 8e-7) until a discrete event: a ReLU input or an
 # attention tie that sits within that difference of its threshold goes one way in one run and the
 # other way in the other, and from then on the runs differ at 1e-4..1e-3 (measured 1.4e-3 at step 50
-# on one tree, 3e-5 on another). So: the first 40 steps within 1e-5, the whole run within 1e-2.
-if out=$(python3 "$cmp" "$tmp/one/metrics.jsonl" "$tmp/two/metrics.jsonl" --rtol 1e-5 --until 40); then
-  ok "2 ranks = 1 process with the same global batch, steps <= 40: $out"
+# on one tree, 3e-5 on another, 1.7e-5 at step 40 on a third). The step of that event depends on the
+# engine's rounding, so the strict window stops short of the earliest one measured: the first 30
+# steps within 1e-5, the whole run within 1e-2.
+if out=$(python3 "$cmp" "$tmp/one/metrics.jsonl" "$tmp/two/metrics.jsonl" --rtol 1e-5 --until 30); then
+  ok "2 ranks = 1 process with the same global batch, steps <= 30: $out"
 else
-  fail "2 ranks differ from 1 process in the first 40 steps: $out"
+  fail "2 ranks differ from 1 process in the first 30 steps: $out"
 fi
 if out=$(python3 "$cmp" "$tmp/one/metrics.jsonl" "$tmp/two/metrics.jsonl" --rtol 1e-2); then
   ok "2 ranks = 1 process with the same global batch, all 60 steps: $out"
