@@ -12,7 +12,8 @@
 // float SIMD kernel evaluates whole rows with the same constants (LogitRow in
 // attention_flash_simd.cpp, reachable as detail::attention_logit_row_simd); the two are tested
 // equal in tests/kernels/attention_logit_test.cpp. A new logit knob goes here, in LogitRow, and in
-// that test.
+// that test, and excludes the short-key path (ShortPathApplies in attention_short-inl.hpp, which
+// computes scale · raw only).
 #pragma once
 #include <algorithm>
 #include <cmath>

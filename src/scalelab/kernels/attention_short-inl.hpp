@@ -64,7 +64,7 @@ void ShortForwardUnit(const detail::FlashArgs& a, int64_t b, int64_t h, int64_t 
   const AttentionShape& s = a.shape;
   const AttentionOptions<float>& opt = *a.opt;
   const size_t D = s.head_dim, Nk = s.k_len;
-  const float scale = opt.head_scales ? opt.head_scales[h] : static_cast<float>(opt.scale);
+  const float scale = AttentionLogit<float>(s, opt, h).scale;  // scale_h (attention_logit.hpp)
   float* Qt = ws;
   float* St = Qt + D * L;
   float* O = St + Nk * L;
@@ -125,7 +125,7 @@ double ShortBackwardUnit(const detail::FlashArgs& a, int64_t b, int64_t h, float
   const AttentionShape& s = a.shape;
   const AttentionOptions<float>& opt = *a.opt;
   const size_t D = s.head_dim, Nk = s.k_len, Nq = s.q_len;
-  const float scale = opt.head_scales ? opt.head_scales[h] : static_cast<float>(opt.scale);
+  const float scale = AttentionLogit<float>(s, opt, h).scale;  // scale_h (attention_logit.hpp)
   float* Qt = ws;
   float* dOt = Qt + D * L;
   float* St = dOt + D * L;
