@@ -22,11 +22,17 @@ matmul_precision = "bf16" (`scalelab info`), elsewhere the output says so. The b
 compares each peer's loss after 3 steps with scalelab's bf16 loss (train_step_check's "bf16") to
 --bf16-tolerance relative. Per configuration and thread count the output also gives scalelab's bf16
 tokens/s over its own f32 ones. Model FLOPs per step are counted on paper (model/flops.hpp).
+On a shared machine one table decides little: --rounds N measures the whole table N times, one
+round after the other, prints every round's table and then, per row, scalelab's ratio to the
+fastest peer over the rounds (median, range, and the rounds in which scalelab was ahead).
 Usage: bench/compare_train_step.py [--build build] [--venv build/peers-venv] [--threads 1 2]
-       [--precision f32 bf16] [--repeats 3] [--config NAME ...] [--json FILE]
+       [--precision f32 bf16] [--repeats 3] [--rounds 1] [--config NAME ...] [--json FILE]
+--json FILE: {"info", "rows" (the last round), "rounds" (every round's rows), "summary" (per row
+over the rounds), "failures"}.
 """
 import argparse
 import json
+import math
 import os
 import statistics
 import subprocess
@@ -110,31 +116,9 @@ def run_peer(venv, framework, threads, precision, check_path, ckpt, repeats):
     return json.loads(r.stdout.strip().splitlines()[-1])
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--build", default=os.path.join(HERE, "..", "build"))
-    ap.add_argument("--venv", default=None, help="the peers' environment (default: BUILD/peers-venv)")
-    ap.add_argument("--threads", type=int, nargs="+", default=[1, 2])
-    ap.add_argument("--repeats", type=int, default=3)
-    ap.add_argument("--config", action="append", choices=CONFIGS)
-    ap.add_argument("--precision", nargs="+", choices=["f32", "bf16"], default=["f32", "bf16"],
-                    help="f32 and/or bf16 rows (bf16 only where scalelab runs a bf16 matmul)")
-    ap.add_argument("--tolerance", type=float, default=1e-4, help="f32 same-step criterion")
-    ap.add_argument("--bf16-tolerance", type=float, default=1e-3, help="bf16 same-step criterion")
-    ap.add_argument("--json", help="also write the rows to this file")
-    args = ap.parse_args()
-    build = os.path.abspath(args.build)
-    venv = os.path.abspath(args.venv or os.path.join(build, "peers-venv"))
-    if not os.path.exists(os.path.join(venv, "bin", "python")):
-        sys.exit(f"compare_train_step: no peers' environment at {venv}: run bench/peers/setup.sh")
-    for bad in (b for b in (args.tolerance, args.bf16_tolerance) if not b > 0):
-        sys.exit(f"compare_train_step: a tolerance of {bad} is not allowed: use a positive number")
-    configs = args.config or CONFIGS
-    bf16_hw = bf16_matmul_pays(scalelab_info(build))
-    precisions = [p for p in ("f32", "bf16") if p in args.precision and (p == "f32" or bf16_hw)]
-    load_start = os.getloadavg()
-    workdir = tempfile.mkdtemp(prefix="compare_train_step.", dir=build)
-    checks = {c: make_check(build, c, workdir) for c in configs}
+def measure_round(args, build, venv, configs, precisions, checks):
+    """One round: for each thread count, scalelab (train_step_bench), the peers of every row and the
+    FMA peak again. Returns (rows, failures)."""
     rows, failures = [], []
     for t in args.threads:
         sl = run_scalelab(build, t, configs, args.repeats, "bf16" in precisions)
@@ -185,15 +169,10 @@ def main():
                 v["fraction_of_peak"] = v["tokens_per_s"] * row["_flop_per_token"] / peak
             del row["_flop_per_token"]
         rows += block
-    load_end = os.getloadavg()
-    info = scalelab_info(build)
+    return rows, failures
 
-    versions = sorted({r["peers"][p]["version"] for r in rows for p in PEERS if "version" in r["peers"][p]})
-    print(f"cpu: {info.get('cpu', '?')}; {os.cpu_count()} CPUs; gemm: {info.get('gemm', '?')}")
-    print(f"peers: {', '.join(versions)}; scalelab {info.get('scalelab', '').strip() or '(this build)'}")
-    print(f"load average (1 min) at the start {load_start[0]:.1f}, at the end {load_end[0]:.1f}")
-    print("cells: target tokens/s · model GFLOP/s as a fraction of the f32 FMA peak · ratio to the "
-          "fastest peer of the row; medians of " + str(args.repeats) + " (dropout off)")
+
+def print_table(rows, args):
     engines = ["scalelab"] + PEERS
     print("| config | threads | precision | FMA peak GFLOP/s | GFLOP/step | " +
           " | ".join(PEER_NAMES.get(e, e) for e in engines) + " |")
@@ -215,22 +194,111 @@ def main():
         print("scalelab bf16 over its own f32 tokens/s: " +
               "; ".join(f"{LABELS[r['config']]} / {r['threads']} thread(s) {r['scalelab_bf16_over_f32']:.2f}×"
                         for r in speedups))
+
+
+def rounds_summary(rounds):
+    """Per row (config, threads, precision): scalelab's ratio to the fastest peer of the row in each
+    round, as (median, lowest, highest, rounds with scalelab ahead, rounds measured)."""
+    summary = {}
+    for rows in rounds:
+        for r in rows:
+            ratio = r["engines"]["scalelab"]["ratio_to_fastest_peer"]
+            summary.setdefault((r["config"], r["threads"], r["precision"]), []).append(ratio)
+    out = {}
+    for key, ratios in summary.items():
+        measured = [x for x in ratios if math.isfinite(x)]  # nan: every peer of the row failed
+        if measured:
+            out[key] = (statistics.median(measured), min(measured), max(measured),
+                        sum(1 for x in measured if x > 1), len(measured))
+    return out
+
+
+def print_rounds_summary(rounds):
+    summary = rounds_summary(rounds)
+    print(f"Over {len(rounds)} rounds, scalelab's tokens/s over the fastest peer's of the row: the "
+          "median, the range, and the rounds in which scalelab was ahead:")
+    print("| config | threads | precision | median | range | rounds ahead |")
+    print("|---|---|---|---|---|---|")
+    for (c, t, p), (med, lo, hi, ahead, n) in summary.items():
+        print(f"| {LABELS[c]} | {t} | {p} | {med:.2f}× | {lo:.2f}–{hi:.2f}× | {ahead} of {n} |")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--build", default=os.path.join(HERE, "..", "build"))
+    ap.add_argument("--venv", default=None, help="the peers' environment (default: BUILD/peers-venv)")
+    ap.add_argument("--threads", type=int, nargs="+", default=[1, 2])
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--rounds", type=int, default=1,
+                    help="measure the whole table this many times, one round after the other, and "
+                         "summarise each row's ratio over the rounds (median, range, rounds ahead)")
+    ap.add_argument("--config", action="append", choices=CONFIGS)
+    ap.add_argument("--precision", nargs="+", choices=["f32", "bf16"], default=["f32", "bf16"],
+                    help="f32 and/or bf16 rows (bf16 only where scalelab runs a bf16 matmul)")
+    ap.add_argument("--tolerance", type=float, default=1e-4, help="f32 same-step criterion")
+    ap.add_argument("--bf16-tolerance", type=float, default=1e-3, help="bf16 same-step criterion")
+    ap.add_argument("--json", help="also write the rows to this file")
+    args = ap.parse_args()
+    build = os.path.abspath(args.build)
+    venv = os.path.abspath(args.venv or os.path.join(build, "peers-venv"))
+    if not os.path.exists(os.path.join(venv, "bin", "python")):
+        sys.exit(f"compare_train_step: no peers' environment at {venv}: run bench/peers/setup.sh")
+    for bad in (b for b in (args.tolerance, args.bf16_tolerance) if not b > 0):
+        sys.exit(f"compare_train_step: a tolerance of {bad} is not allowed: use a positive number")
+    for key, value in (("--repeats", args.repeats), ("--rounds", args.rounds)):
+        if value < 1:
+            sys.exit(f"compare_train_step: {key} {value} is not allowed: use a whole number >= 1")
+    configs = args.config or CONFIGS
+    bf16_hw = bf16_matmul_pays(scalelab_info(build))
+    precisions = [p for p in ("f32", "bf16") if p in args.precision and (p == "f32" or bf16_hw)]
+    load_start = os.getloadavg()
+    workdir = tempfile.mkdtemp(prefix="compare_train_step.", dir=build)
+    checks = {c: make_check(build, c, workdir) for c in configs}
+    rounds, failures = [], []
+    for k in range(args.rounds):
+        rows, round_failures = measure_round(args, build, venv, configs, precisions, checks)
+        rounds.append(rows)
+        failures += [f"round {k + 1}: {f}" if args.rounds > 1 else f for f in round_failures]
+    load_end = os.getloadavg()
+    info = scalelab_info(build)
+
+    all_rows = [r for rows in rounds for r in rows]
+    versions = sorted({r["peers"][p]["version"] for r in all_rows for p in PEERS
+                       if "version" in r["peers"][p]})
+    print(f"cpu: {info.get('cpu', '?')}; {os.cpu_count()} CPUs; gemm: {info.get('gemm', '?')}")
+    print(f"peers: {', '.join(versions)}; scalelab {info.get('scalelab', '').strip() or '(this build)'}")
+    print(f"load average (1 min) at the start {load_start[0]:.1f}, at the end {load_end[0]:.1f}")
+    print("cells: target tokens/s · model GFLOP/s as a fraction of the f32 FMA peak · ratio to the "
+          "fastest peer of the row; medians of " + str(args.repeats) + " (dropout off)")
+    for k, rows in enumerate(rounds):
+        if args.rounds > 1:
+            print(f"\nround {k + 1} of {args.rounds}:")
+        print_table(rows, args)
+    if args.rounds > 1:
+        print()
+        print_rounds_summary(rounds)
     print()
     print("Same step (loss after 3 steps from scalelab's initial weights, relative to scalelab's loss "
           f"in the same precision; criteria f32 {args.tolerance:g}, bf16 {args.bf16_tolerance:g}):")
-    for r in rows:
-        diffs = ", ".join(f"{PEER_NAMES[p]} {r['peers'][p]['loss_rel_diff']:.1e}" for p in PEERS
-                          if "loss_rel_diff" in r["peers"][p])
-        print(f"- {r['config']} / {r['threads']} thread(s) / {r['precision']}: "
-              f"scalelab {r['scalelab_loss_after_3']:.6f}; {diffs}")
+    for k, rows in enumerate(rounds):
+        for r in rows:
+            diffs = ", ".join(f"{PEER_NAMES[p]} {r['peers'][p]['loss_rel_diff']:.1e}" for p in PEERS
+                              if "loss_rel_diff" in r["peers"][p])
+            label = f"round {k + 1}: " if args.rounds > 1 else ""
+            print(f"- {label}{r['config']} / {r['threads']} thread(s) / {r['precision']}: "
+                  f"scalelab {r['scalelab_loss_after_3']:.6f}; {diffs}")
     if "bf16" in args.precision and not bf16_hw:
         print()
         print("bf16: not measured: oneDNN's bf16 matmul is not faster than its f32 one on this CPU "
               "(or absent), so bf16 would only round the operands before the f32 GEMM. scalelab info: "
               + info.get("matmul", "?"))
     if args.json:
+        summary = [{"config": c, "threads": t, "precision": p, "median": med, "lowest": lo,
+                    "highest": hi, "rounds_ahead": ahead, "rounds": n}
+                   for (c, t, p), (med, lo, hi, ahead, n) in rounds_summary(rounds).items()]
         with open(args.json, "w") as f:
-            json.dump({"info": info, "rows": rows, "failures": failures}, f, indent=1)
+            json.dump({"info": info, "rows": rounds[-1], "rounds": rounds, "summary": summary,
+                       "failures": failures}, f, indent=1)
     if failures:
         print()
         for f in failures:
