@@ -40,10 +40,10 @@ HWY_INLINE bool ShortPathApplies(const AttentionShape& s, const AttentionOptions
 }
 
 // Floats of workspace for one short unit: Qt, dOt [D × L]; St, Dt [k_len × L]; O or dQ [L × D];
-// dK, dV [k_len × D]; four lane vectors.
+// dK, dV [k_len × D]; three lane vectors (the forward uses Qt, St, O and its lanes).
 size_t ShortWorkspaceFloats(const AttentionShape& s) {
   const size_t L = hn::Lanes(DF()), D = s.head_dim, Nk = s.k_len;
-  return 2 * D * L + 2 * Nk * L + L * D + 2 * Nk * D + 4 * L;
+  return 2 * D * L + 2 * Nk * L + L * D + 2 * Nk * D + 3 * L;
 }
 
 // dst[e · L + r] = src[r · ld + e] for r < rows, 0 for rows <= r < L; e < D.
