@@ -125,6 +125,58 @@ HWY_INLINE void CopyRow(float* HWY_RESTRICT dst, const float* HWY_RESTRICT src, 
   for (; e < n; ++e) dst[e] = mul * src[e];
 }
 
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
+// dst[c · dst_ld + r] = src[r · ld + c] for a 16 × 16 block, in registers: 16 row loads, four
+// rounds of 16 shuffles, 16 column stores. Lane notation: row r = [a_r,0 .. a_r,15] in four
+// 128-bit blocks b (columns 4b .. 4b+3).
+HWY_INLINE void Transpose16x16(const float* HWY_RESTRICT src, size_t ld, float* HWY_RESTRICT dst,
+                               size_t dst_ld) {
+  __m512 r[16], t[16];
+  for (size_t i = 0; i < 16; ++i) r[i] = _mm512_loadu_ps(src + i * ld);
+  for (size_t i = 0; i < 16; i += 2) {  // t_i: block b = [a_i,4b a_i+1,4b a_i,4b+1 a_i+1,4b+1]
+    t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]);  // t_i+1: the same for columns 4b+2, 4b+3
+    t[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
+  }
+  for (size_t g = 0; g < 16; g += 4) {  // r_g+k: block b = column 4b+k, rows g .. g+3
+    const auto pairs = [&](size_t x, size_t y, bool high) {
+      const __m512d xd = _mm512_castps_pd(t[x]), yd = _mm512_castps_pd(t[y]);
+      return _mm512_castpd_ps(high ? _mm512_unpackhi_pd(xd, yd) : _mm512_unpacklo_pd(xd, yd));
+    };
+    r[g] = pairs(g, g + 2, false), r[g + 1] = pairs(g, g + 2, true);
+    r[g + 2] = pairs(g + 1, g + 3, false), r[g + 3] = pairs(g + 1, g + 3, true);
+  }
+  for (size_t k = 0; k < 4; ++k) {  // column 4b+k = [r_k.b, r_4+k.b, r_8+k.b, r_12+k.b]
+    const __m512 lo_0 = _mm512_shuffle_f32x4(r[k], r[4 + k], 0x44);      // blocks 0, 1
+    const __m512 hi_0 = _mm512_shuffle_f32x4(r[k], r[4 + k], 0xEE);      // blocks 2, 3
+    const __m512 lo_1 = _mm512_shuffle_f32x4(r[8 + k], r[12 + k], 0x44);
+    const __m512 hi_1 = _mm512_shuffle_f32x4(r[8 + k], r[12 + k], 0xEE);
+    _mm512_storeu_ps(dst + k * dst_ld, _mm512_shuffle_f32x4(lo_0, lo_1, 0x88));
+    _mm512_storeu_ps(dst + (4 + k) * dst_ld, _mm512_shuffle_f32x4(lo_0, lo_1, 0xDD));
+    _mm512_storeu_ps(dst + (8 + k) * dst_ld, _mm512_shuffle_f32x4(hi_0, hi_1, 0x88));
+    _mm512_storeu_ps(dst + (12 + k) * dst_ld, _mm512_shuffle_f32x4(hi_0, hi_1, 0xDD));
+  }
+}
+#endif
+
+// dst[c · dst_ld + r] = src[r · ld + c] for r < rows, c < cols: the repacking of k, v (and the
+// short path's q, do) into column-major operands. On AVX-512 whole 16 × 16 blocks go through
+// registers: element by element the strided stores (dst_ld floats apart) cost ~4x the time and
+// made the largest part of BackwardUnit's own time (perf, the large decoder's step).
+HWY_INLINE void Transpose(const float* HWY_RESTRICT src, size_t ld, size_t rows, size_t cols,
+                          float* HWY_RESTRICT dst, size_t dst_ld) {
+  size_t r0 = 0;
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
+  for (; r0 + 16 <= rows; r0 += 16) {
+    size_t c = 0;
+    for (; c + 16 <= cols; c += 16) Transpose16x16(src + r0 * ld + c, ld, dst + c * dst_ld + r0, dst_ld);
+    for (; c < cols; ++c)
+      for (size_t r = r0; r < r0 + 16; ++r) dst[c * dst_ld + r] = src[r * ld + c];
+  }
+#endif
+  for (size_t r = r0; r < rows; ++r)
+    for (size_t c = 0; c < cols; ++c) dst[c * dst_ld + r] = src[r * ld + c];
+}
+
 // sum_e x_e y_e over e < n, the products and sum in double (vectorised: a lane of doubles per
 // pair of floats; the sum's order differs from a scalar loop's by double rounding only).
 HWY_INLINE double DotInDouble(const float* x, const float* y, size_t n) {
@@ -258,12 +310,12 @@ void ForwardUnit(const detail::FlashArgs& a, int64_t b, int64_t h, int64_t q_beg
   const bool v_in_place = D == Dp;
   const float* v_rows = v_in_place ? a.v + b * s.k_len * a.strides.v + h * D : Vp;
   const size_t v_ld = v_in_place ? a.strides.v : Dp;
-  for (int64_t j = 0; j < s.k_len; ++j) {
-    const float* kj = a.k + (b * s.k_len + j) * a.strides.k + h * D;
-    float* kt = Kt + (j / Bc) * D * Bc + j % Bc;
-    for (size_t e = 0; e < D; ++e) kt[e * Bc] = kj[e];
-    if (!v_in_place) CopyRow(Vp + j * Dp, a.v + (b * s.k_len + j) * a.strides.v + h * D, D);
-  }
+  const float* k_rows = a.k + b * s.k_len * a.strides.k + h * D;
+  for (size_t j0 = 0; j0 < size_t(s.k_len); j0 += Bc)  // Kt tile j0 / Bc = k[j0 : j0 + Bc]ᵀ
+    Transpose(k_rows + j0 * a.strides.k, a.strides.k, std::min<size_t>(Bc, s.k_len - j0), D,
+              Kt + j0 * D, Bc);
+  for (int64_t j = 0; !v_in_place && j < s.k_len; ++j)
+    CopyRow(Vp + j * Dp, a.v + (b * s.k_len + j) * a.strides.v + h * D, D);
   size_t limit[kTileRows];
   for (int64_t i0 = q_begin; i0 < q_end; i0 += Br) {
     const size_t rows = std::min<size_t>(Br, q_end - i0);
@@ -380,13 +432,13 @@ double BackwardUnit(const detail::FlashArgs& a, int64_t b, int64_t h, int64_t k_
   const float* do_rows = in_place ? a.dout + b * s.q_len * a.strides.o + h * D : dOp;
   const size_t k_ld = in_place ? a.strides.k : Dp, q_ld = in_place ? a.strides.q : Dp;
   const size_t do_ld = in_place ? a.strides.o : Dp;
-  for (int64_t j = k_begin; j < k_end; ++j) {
-    const float* kj = a.k + (b * s.k_len + j) * a.strides.k + h * D;
-    const float* vj = a.v + (b * s.k_len + j) * a.strides.v + h * D;
-    const size_t tile = (j / Bc) * D * Bc + j % Bc;
-    for (size_t e = 0; e < D; ++e) Kt[tile + e * Bc] = kj[e], Vt[tile + e * Bc] = vj[e];
-    if (!in_place) CopyRow(Kp + j * Dp, kj, D);
+  for (size_t j0 = k_begin; j0 < size_t(k_end); j0 += Bc) {  // tile j0 / Bc of Kt, Vt
+    const size_t kb = std::min<size_t>(Bc, k_end - j0);
+    Transpose(a.k + (b * s.k_len + j0) * a.strides.k + h * D, a.strides.k, kb, D, Kt + j0 * D, Bc);
+    Transpose(a.v + (b * s.k_len + j0) * a.strides.v + h * D, a.strides.v, kb, D, Vt + j0 * D, Bc);
   }
+  for (int64_t j = k_begin; !in_place && j < k_end; ++j)
+    CopyRow(Kp + j * Dp, a.k + (b * s.k_len + j) * a.strides.k + h * D, D);
   for (size_t i = 0; i < Nq; ++i) {  // D_i = do_i · o_i
     const float* oi = a.out + (b * s.q_len + i) * a.strides.o + h * D;
     const float* doi = a.dout + (b * s.q_len + i) * a.strides.o + h * D;

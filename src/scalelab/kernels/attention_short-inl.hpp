@@ -27,8 +27,8 @@
 // tile of 128). Values equal the row path's up to float summation order; the same twin,
 // flash_*_plain, judges both (tests/kernels/attention_flash_test.cpp).
 //
-// Included by attention_flash_simd.cpp inside its per-target namespace, after Gemm, CopyRow and
-// DotInDouble, which it uses.
+// Included by attention_flash_simd.cpp inside its per-target namespace, after Gemm, CopyRow,
+// Transpose and DotInDouble, which it uses.
 
 constexpr size_t kShortMaxKeys = 64;  // measured: docs/performance.md, "Attention (flash kernel)"
 
@@ -50,8 +50,7 @@ size_t ShortWorkspaceFloats(const AttentionShape& s) {
 HWY_INLINE void TransposeRows(const float* HWY_RESTRICT src, size_t ld, size_t rows, size_t D,
                               float* HWY_RESTRICT dst) {
   const size_t L = hn::Lanes(DF());
-  for (size_t r = 0; r < rows; ++r)
-    for (size_t e = 0; e < D; ++e) dst[e * L + r] = src[r * ld + e];
+  Transpose(src, ld, rows, D, dst, L);
   for (size_t r = rows; r < L; ++r)
     for (size_t e = 0; e < D; ++e) dst[e * L + r] = 0.0f;
 }
