@@ -23,6 +23,7 @@
 #include "hwy/highway.h"
 #include "hwy/contrib/math/math-inl.h"
 #include "scalelab/kernels/micro_tile-inl.hpp"
+#include "scalelab/kernels/transpose_block-inl.hpp"
 #include "scalelab/core/parallel.hpp"
 #include "scalelab/core/tensor.hpp"
 #include "scalelab/kernels/simd_dispatch.hpp"
@@ -123,84 +124,6 @@ HWY_INLINE void CopyRow(float* HWY_RESTRICT dst, const float* HWY_RESTRICT src, 
   size_t e = 0;
   for (; e + L <= n; e += L) hn::StoreU(hn::Mul(v_mul, hn::LoadU(d, src + e)), d, dst + e);
   for (; e < n; ++e) dst[e] = mul * src[e];
-}
-
-// dst[c · dst_ld + r] = src[r · ld + c] for one kTransposeBlock × kTransposeBlock block, in
-// registers (x86 targets with 8 or 16 float lanes; elsewhere kTransposeBlock = 0: no blocks).
-#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
-// 16 × 16: 16 row loads, four rounds of 16 shuffles, 16 column stores. Row r = [a_r,0 .. a_r,15]
-// in four 128-bit blocks b (columns 4b .. 4b+3).
-constexpr size_t kTransposeBlock = 16;
-HWY_INLINE void TransposeBlock(const float* HWY_RESTRICT src, size_t ld, float* HWY_RESTRICT dst,
-                               size_t dst_ld) {
-  __m512 r[16], t[16];
-  for (size_t i = 0; i < 16; ++i) r[i] = _mm512_loadu_ps(src + i * ld);
-  for (size_t i = 0; i < 16; i += 2) {  // t_i: block b = [a_i,4b a_i+1,4b a_i,4b+1 a_i+1,4b+1]
-    t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]);  // t_i+1: the same for columns 4b+2, 4b+3
-    t[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
-  }
-  for (size_t g = 0; g < 16; g += 4) {  // r_g+k: block b = column 4b+k, rows g .. g+3
-    const auto pairs = [&](size_t x, size_t y, bool high) {
-      const __m512d xd = _mm512_castps_pd(t[x]), yd = _mm512_castps_pd(t[y]);
-      return _mm512_castpd_ps(high ? _mm512_unpackhi_pd(xd, yd) : _mm512_unpacklo_pd(xd, yd));
-    };
-    r[g] = pairs(g, g + 2, false), r[g + 1] = pairs(g, g + 2, true);
-    r[g + 2] = pairs(g + 1, g + 3, false), r[g + 3] = pairs(g + 1, g + 3, true);
-  }
-  for (size_t k = 0; k < 4; ++k) {  // column 4b+k = [r_k.b, r_4+k.b, r_8+k.b, r_12+k.b]
-    const __m512 lo_0 = _mm512_shuffle_f32x4(r[k], r[4 + k], 0x44);      // blocks 0, 1
-    const __m512 hi_0 = _mm512_shuffle_f32x4(r[k], r[4 + k], 0xEE);      // blocks 2, 3
-    const __m512 lo_1 = _mm512_shuffle_f32x4(r[8 + k], r[12 + k], 0x44);
-    const __m512 hi_1 = _mm512_shuffle_f32x4(r[8 + k], r[12 + k], 0xEE);
-    _mm512_storeu_ps(dst + k * dst_ld, _mm512_shuffle_f32x4(lo_0, lo_1, 0x88));
-    _mm512_storeu_ps(dst + (4 + k) * dst_ld, _mm512_shuffle_f32x4(lo_0, lo_1, 0xDD));
-    _mm512_storeu_ps(dst + (8 + k) * dst_ld, _mm512_shuffle_f32x4(hi_0, hi_1, 0x88));
-    _mm512_storeu_ps(dst + (12 + k) * dst_ld, _mm512_shuffle_f32x4(hi_0, hi_1, 0xDD));
-  }
-}
-#elif HWY_ARCH_X86 && HWY_TARGET == HWY_AVX2
-// 8 × 8: 8 row loads, three rounds of 8 shuffles, 8 column stores. Row r = [a_r,0 .. a_r,7] in
-// two 128-bit halves (columns 0-3, 4-7).
-constexpr size_t kTransposeBlock = 8;
-HWY_INLINE void TransposeBlock(const float* HWY_RESTRICT src, size_t ld, float* HWY_RESTRICT dst,
-                               size_t dst_ld) {
-  __m256 r[8], t[8];
-  for (size_t i = 0; i < 8; ++i) r[i] = _mm256_loadu_ps(src + i * ld);
-  for (size_t i = 0; i < 8; i += 2) {  // t_i: half h = [a_i,4h a_i+1,4h a_i,4h+1 a_i+1,4h+1]
-    t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);  // t_i+1: the same for columns 4h+2, 4h+3
-    t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);
-  }
-  for (size_t g = 0; g < 8; g += 4) {  // r_g+k: half h = column 4h+k, rows g .. g+3
-    r[g] = _mm256_shuffle_ps(t[g], t[g + 2], 0x44), r[g + 1] = _mm256_shuffle_ps(t[g], t[g + 2], 0xEE);
-    r[g + 2] = _mm256_shuffle_ps(t[g + 1], t[g + 3], 0x44);
-    r[g + 3] = _mm256_shuffle_ps(t[g + 1], t[g + 3], 0xEE);
-  }
-  for (size_t k = 0; k < 4; ++k) {  // column 4h+k = [r_k.h, r_4+k.h]
-    _mm256_storeu_ps(dst + k * dst_ld, _mm256_permute2f128_ps(r[k], r[4 + k], 0x20));
-    _mm256_storeu_ps(dst + (4 + k) * dst_ld, _mm256_permute2f128_ps(r[k], r[4 + k], 0x31));
-  }
-}
-#else
-constexpr size_t kTransposeBlock = 0;
-HWY_INLINE void TransposeBlock(const float*, size_t, float*, size_t) {}
-#endif
-
-// dst[c · dst_ld + r] = src[r · ld + c] for r < rows, c < cols: the repacking of k, v (and the
-// short path's q, do) into column-major operands. Whole blocks go through registers
-// (TransposeBlock): element by element the strided stores (dst_ld floats apart) were the largest
-// part of BackwardUnit's own time (perf, the large decoder's step).
-HWY_INLINE void Transpose(const float* HWY_RESTRICT src, size_t ld, size_t rows, size_t cols,
-                          float* HWY_RESTRICT dst, size_t dst_ld) {
-  constexpr size_t B = kTransposeBlock;
-  size_t r0 = 0;
-  for (; B > 0 && r0 + B <= rows; r0 += B) {
-    size_t c = 0;
-    for (; c + B <= cols; c += B) TransposeBlock(src + r0 * ld + c, ld, dst + c * dst_ld + r0, dst_ld);
-    for (; c < cols; ++c)
-      for (size_t r = r0; r < r0 + B; ++r) dst[c * dst_ld + r] = src[r * ld + c];
-  }
-  for (size_t r = r0; r < rows; ++r)
-    for (size_t c = 0; c < cols; ++c) dst[c * dst_ld + r] = src[r * ld + c];
 }
 
 // sum_e x_e y_e over e < n, the products and sum in double (vectorised: a lane of doubles per
