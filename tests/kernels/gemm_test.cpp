@@ -5,6 +5,7 @@
 // transpose combinations, dense and sub-block layouts (lda/ldb/ldc larger than dense, the block
 // not at the origin, everything outside C's block checked untouched), and several alpha/beta.
 #include "scalelab/kernels/gemm.hpp"
+#include "scalelab/kernels/simd_dispatch.hpp"
 
 #include <cmath>
 #include <iostream>
@@ -224,6 +225,8 @@ INSTANTIATE_TEST_SUITE_P(Grid, Gemm, ::testing::ValuesIn(gemm_params()));
 // The packed GEMM's blocks (kernels/gemm_packed.hpp): more than one block of rows (144), of
 // columns (1024) and of depth (256), uneven, with edge tiles in both directions, in every layout,
 // on one thread and in two bands; alpha and beta != 1 / 0 so every depth block's update is checked.
+// Then every compiled SIMD target on one thread (its micro-tile and its panel packing, a
+// transposed B through kernels/transpose_block-inl.hpp).
 TEST(GemmPacked, MatchesLongDoubleProductAcrossBlocks) {
   Failure fail;
   uint64_t seed = 5000;
@@ -237,6 +240,18 @@ TEST(GemmPacked, MatchesLongDoubleProductAcrossBlocks) {
         ++cases;
       }
   }
+  const ScopedThreadCount one(1);
+  for (const std::string& target : simd_targets()) {
+    force_simd_target(target);
+    for (bool tb : {false, true}) {
+      const GemmParam p{DType::f32, GemmLibrary::packed, false, tb, tb, 2e-6};
+      const int before = fail.count;
+      run_case<float>(p, 45, 301, 270, 0.75, -0.5, seed++, fail);
+      EXPECT_EQ(fail.count, before) << "SIMD target " << target << (tb ? ", B transposed" : "");
+      ++cases;
+    }
+  }
+  force_simd_target("");
   EXPECT_EQ(fail.count, 0) << fail.count << " of " << cases << " cases failed; first: " << fail.first;
   std::cout << "[ gemm     ] packed across blocks: worst normalised error " << fail.worst << "\n";
 }

@@ -17,6 +17,7 @@
 #include "scalelab/core/error.hpp"
 #include "scalelab/kernels/gemm_packed.hpp"
 #include "scalelab/kernels/micro_tile-inl.hpp"
+#include "scalelab/kernels/transpose_block-inl.hpp"
 #include "scalelab/kernels/simd_dispatch.hpp"
 
 #ifndef SCALELAB_GEMM_PACKED_CALL  // this file is compiled once per target: define the struct once
@@ -151,12 +152,9 @@ void PackB(const Call& g, size_t p0, size_t kc, size_t j0, size_t nc, float* HWY
         std::fill(dst + cols, dst + W, 0.0f);
       }
     } else {  // B stored n × k: column c of the panel is a contiguous run of row col0 + c
-      for (size_t c = 0; c < cols; ++c) {
-        const float* src = g.b + (col0 + c) * g.ldb + p0;
-        for (size_t p = 0; p < kc; ++p) panel[p * W + c] = src[p];
-      }
-      for (size_t c = cols; c < W; ++c)
-        for (size_t p = 0; p < kc; ++p) panel[p * W + c] = 0.0f;
+      Transpose(g.b + col0 * g.ldb + p0, g.ldb, cols, kc, panel, W);
+      for (size_t p = 0; cols < W && p < kc; ++p)  // the columns past nc
+        std::fill(panel + p * W + cols, panel + (p + 1) * W, 0.0f);
     }
   }
 }
