@@ -1,6 +1,7 @@
 // kernels/bf16_convert (the fast bit-arithmetic rounding) against its twin f32_to_bf16_bits
 // (kernels/precision, which rounds through double): special values, ties, the overflow edge,
-// subnormals, NaN payloads that a naive carry would turn into infinity, and random bit patterns.
+// subnormals, NaN payloads that a naive carry would turn into infinity, and random bit patterns,
+// on every compiled SIMD target.
 #include "scalelab/kernels/bf16_convert.hpp"
 
 #include <cmath>
@@ -11,6 +12,7 @@
 
 #include "scalelab/core/rng.hpp"
 #include "scalelab/kernels/precision.hpp"
+#include "scalelab/kernels/simd_dispatch.hpp"
 
 namespace scalelab {
 namespace {
@@ -22,7 +24,7 @@ float from_bits(uint32_t u) {
 }
 
 // Every value through both rows; the fast bits must equal the twin's, the widened values too.
-void expect_matches_twin(const std::vector<float>& xs) {
+void expect_matches_twin_on_this_target(const std::vector<float>& xs) {
   std::vector<uint16_t> bits(xs.size());
   std::vector<float> rounded(xs.size());
   f32_to_bf16_row(xs.data(), static_cast<int64_t>(xs.size()), bits.data());
@@ -43,6 +45,15 @@ void expect_matches_twin(const std::vector<float>& xs) {
     }
   }
   EXPECT_EQ(mismatches, 0) << " of " << xs.size();
+}
+
+void expect_matches_twin(const std::vector<float>& xs) {
+  for (const std::string& target : simd_targets()) {
+    SCOPED_TRACE("SIMD target " + target);
+    force_simd_target(target);
+    expect_matches_twin_on_this_target(xs);
+  }
+  force_simd_target("");
 }
 
 TEST(Bf16Convert, SpecialValuesTiesAndEdges) {
@@ -71,6 +82,21 @@ TEST(Bf16Convert, RandomBitPatternsAndNormals) {
   for (int i = 0; i < 200000; ++i) xs.push_back(from_bits(static_cast<uint32_t>(rng.next_u64())));
   for (int i = 0; i < 100000; ++i) xs.push_back(static_cast<float>(rng.normal()));
   expect_matches_twin(xs);
+}
+
+// One NaN or subnormal at each position of a row of normal values (several vectors and a scalar
+// tail on every target).
+TEST(Bf16Convert, OneExceptionalValueAtEveryPosition) {
+  Rng rng(11);
+  std::vector<float> base;
+  for (int i = 0; i < 96 + 7; ++i) base.push_back(static_cast<float>(rng.normal()));
+  for (const uint32_t odd : {0x7F800001u, 0xFFC01234u, 0x00008000u, 0x80018000u}) {
+    for (size_t p = 0; p < base.size(); ++p) {
+      std::vector<float> xs = base;
+      xs[p] = from_bits(odd);
+      expect_matches_twin(xs);
+    }
+  }
 }
 
 TEST(Bf16Convert, RoundInPlace) {
