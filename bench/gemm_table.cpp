@@ -14,13 +14,16 @@
 //             SCALELAB_BENCH_MKL names a libmkl_rt.so (e.g. from pip's mkl in a throwaway venv);
 //             oneDNN 3's matmul, when SCALELAB_BENCH_ONEDNN3 names a libdnnl.so.3 (pip's
 //             onednn-cpu-gomp). Every bf16 cell includes converting both operands on every call.
-//   timing    per cell one untimed call, then calls until --seconds have passed (at least 3);
-//             each call timed in wall time and in the process's CPU time divided by the threads
-//             (on a shared machine the wall time also counts other processes' turns; the CPU time
-//             counts only ours); the median call of each. The FMA peak (kernels/simd_fma_peak.hpp)
+//   timing    per cell one untimed call, then groups of calls (each group at least ~2 ms) until
+//             --seconds have passed (at least 3 groups); each group timed in wall time and in the
+//             CPU time of the OpenMP team that runs it (each thread's own clock, summed;
+//             cpu_seconds) divided by the threads (on a shared machine the wall time also counts
+//             other processes' turns; the CPU time counts only ours); the median group of each. The FMA peak (kernels/simd_fma_peak.hpp)
 //             the same two ways, 21 short bursts (median) at 1 and 2 threads, before and after
 //             every sweep over the cells; a cell's fraction is of the mean of its sweep's two
-//             readings. --sweeps (3) sweeps; each figure is the median over them.
+//             readings. --sweeps (3) sweeps; each figure is the median over them. After each
+//             sweep also the packed GEMM's micro-kernel alone, its panels in L1 (21 bursts, as
+//             the peak): the ceiling of scalelab's own GEMM on this CPU.
 //   check     after the timed calls, one more call into a C of NaN is compared with the exact
 //             product (of bf16-rounded operands for bf16) at 64 sampled entries, relative to
 //             sum |a·b|; above 1e-4 the cell prints "wrong".
@@ -48,6 +51,7 @@
 #include "scalelab/core/rng.hpp"
 #include "scalelab/kernels/bf16_convert.hpp"
 #include "scalelab/kernels/gemm.hpp"
+#include "scalelab/kernels/gemm_packed.hpp"
 #include "scalelab/kernels/gemm_speed_probe.hpp"
 #include "scalelab/kernels/precision.hpp"
 #include "scalelab/kernels/simd_dispatch.hpp"
@@ -90,10 +94,22 @@ double now_seconds() {
 }
 
 // CPU time of the whole process (every thread), seconds.
-double cpu_seconds() {
-  timespec t{};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-  return double(t.tv_sec) + 1e-9 * double(t.tv_nsec);
+// The CPU seconds of the OpenMP team of `threads` threads (the pool every library here runs its
+// threads in: scalelab's bands, oneDNN, libxsmm, and MKL and oneDNN 3 through GNU OpenMP), summed:
+// each thread reads its own clock, which counts its time up to now. The process clock
+// (CLOCK_PROCESS_CPUTIME_ID) adds another thread's time only when the scheduler next accounts it
+// (at a tick or a switch), so a call shorter than a tick on 2 threads could read as one thread's
+// time: the FMA peak on 2 threads read 843 GFLOP per CPU-second against 422 per wall second
+// (Xeon family 6 model 207, 2026-12-07).
+double cpu_seconds(int threads) {
+  double total = 0;
+#pragma omp parallel num_threads(threads) reduction(+ : total)
+  {
+    timespec t{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    total += double(t.tv_sec) + 1e-9 * double(t.tv_nsec);
+  }
+  return total;
 }
 
 // A speed counted two ways: per second of wall time, and per second of CPU time the process got
@@ -109,17 +125,31 @@ Speed median_speed(const std::vector<double>& wall, const std::vector<double>& c
   return {flops / median(wall) * 1e-9, flops / (median(cpu) / threads) * 1e-9};
 }
 
-Speed fma_peak(int threads, int bursts) {
+// The median of `bursts` bursts of run() on every thread of a team of `threads` (run returns the
+// flops it did).
+template <class Run>
+Speed burst_speed(int threads, int bursts, const Run& run) {
   std::vector<double> wall, cpu;
   double flops = 0;
   for (int i = 0; i < bursts; ++i) {
     flops = 0;
-    const double w0 = now_seconds(), c0 = cpu_seconds();
+    const double c0 = cpu_seconds(threads), w0 = now_seconds();
 #pragma omp parallel num_threads(threads) reduction(+ : flops)
-    flops += simd_fma_peak_run(500'000);
-    wall.push_back(now_seconds() - w0), cpu.push_back(cpu_seconds() - c0);
+    flops += run();
+    const double w1 = now_seconds();
+    wall.push_back(w1 - w0), cpu.push_back(cpu_seconds(threads) - c0);
   }
   return median_speed(wall, cpu, flops, threads);
+}
+
+// The FMA peak: ~1 ms bursts of 12 independent FMA chains per thread.
+Speed fma_peak(int threads, int bursts) {
+  return burst_speed(threads, bursts, [] { return simd_fma_peak_run(500'000); });
+}
+
+// The packed GEMM's micro-kernel alone, its panels in L1 (~1 ms bursts): the packed GEMM's ceiling.
+Speed micro_tile_speed(int threads, int bursts) {
+  return burst_speed(threads, bursts, [] { return gemm_packed_micro_tile_run(1000); });
 }
 
 Library onednn_library() {
@@ -375,14 +405,19 @@ Cell measure(const GemmCall& call, const Shape& s, int threads, double seconds, 
   for (float& x : a) x = static_cast<float>(rng.normal());
   for (float& x : b) x = static_cast<float>(rng.normal());
   Cell cell;
+  const double first = now_seconds();
   if (!call(s, a.data(), b.data(), c.data(), threads)) return cell;
   cell.ran = true;
+  // Calls in groups of at least ~2 ms, so that reading the team's clocks (a parallel region of
+  // its own) stays a small part of a group; a group's speed is its mean call's.
+  const int group = std::max(1, static_cast<int>(std::ceil(0.002 / (now_seconds() - first))));
   std::vector<double> wall, cpu;
   const double start = now_seconds();
   while (wall.size() < 3 || now_seconds() - start < seconds) {
-    const double w0 = now_seconds(), c0 = cpu_seconds();
-    call(s, a.data(), b.data(), c.data(), threads);
-    wall.push_back(now_seconds() - w0), cpu.push_back(cpu_seconds() - c0);
+    const double c0 = cpu_seconds(threads), w0 = now_seconds();
+    for (int i = 0; i < group; ++i) call(s, a.data(), b.data(), c.data(), threads);
+    const double w1 = now_seconds();
+    wall.push_back((w1 - w0) / group), cpu.push_back((cpu_seconds(threads) - c0) / group);
   }
   cell.speed = median_speed(wall, cpu, 2.0 * double(s.m) * double(s.n) * double(s.k), threads);
   // Checked on a call after the timed ones, into a C of NaN: a library that skips the work after
@@ -524,6 +559,10 @@ int run(int argc, char** argv) {
                   "after), %.0f per wall second (%.0f, %.0f)\n",
                   sweep + 1, thread_counts[t], peak[t].cpu_gflops, before[t].cpu_gflops,
                   after.cpu_gflops, peak[t].wall_gflops, before[t].wall_gflops, after.wall_gflops);
+      const Speed tile = micro_tile_speed(thread_counts[t], 21);
+      std::printf("sweep %d: scalelab packed GEMM's micro-kernel alone (panels in L1), %d thread(s): "
+                  "%.0f GFLOP/s per CPU-second (%.2f of the FMA peak)\n",
+                  sweep + 1, thread_counts[t], tile.cpu_gflops, tile.cpu_gflops / peak[t].cpu_gflops);
     }
     for (size_t i = 0; i < rows.size(); ++i) {
       rows[i].f32.add(f32[i], peak[rows[i].thread_index]);

@@ -38,4 +38,9 @@ namespace scalelab {
 void gemm_packed_f32(const GemmShape& shape, const float* a, const float* b, float* c, float alpha,
                      float beta, const GemmEpilogue<float>& epilogue);
 
+// The micro-kernel alone on the calling thread, `rounds` times over one depth block of packed A and
+// B panels that stay in L1: the ceiling of this GEMM on the CPU (the GEMM table prints it beside
+// the FMA peak). Returns the flops done; the caller times it.
+double gemm_packed_micro_tile_run(int64_t rounds);
+
 }  // namespace scalelab
