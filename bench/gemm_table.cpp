@@ -18,8 +18,8 @@
 //             --seconds have passed (at least 3 groups); each group timed in wall time and in the
 //             CPU time of the OpenMP team that runs it (each thread's own clock, summed;
 //             cpu_seconds) divided by the threads (on a shared machine the wall time also counts
-//             other processes' turns; the CPU time counts only ours); the median group of each. The FMA peak (kernels/simd_fma_peak.hpp)
-//             the same two ways, 21 short bursts (median) at 1 and 2 threads, before and after
+//             other processes' turns; the CPU time counts only ours); the median group of each.
+//             The FMA peak (kernels/simd_fma_peak.hpp) the same two ways, 21 short bursts (median) at 1 and 2 threads, before and after
 //             every sweep over the cells; a cell's fraction is of the mean of its sweep's two
 //             readings. --sweeps (3) sweeps; each figure is the median over them. After each
 //             sweep also the packed GEMM's micro-kernel alone, its panels in L1 (21 bursts, as
@@ -93,7 +93,6 @@ double now_seconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-// CPU time of the whole process (every thread), seconds.
 // The CPU seconds of the OpenMP team of `threads` threads (the pool every library here runs its
 // threads in: scalelab's bands, oneDNN, libxsmm, and MKL and oneDNN 3 through GNU OpenMP), summed:
 // each thread reads its own clock, which counts its time up to now. The process clock
