@@ -19,11 +19,12 @@
 //             CPU time of the OpenMP team that runs it (each thread's own clock, summed;
 //             cpu_seconds) divided by the threads (on a shared machine the wall time also counts
 //             other processes' turns; the CPU time counts only ours); the median group of each.
-//             The FMA peak (kernels/simd_fma_peak.hpp) the same two ways, 21 short bursts (median) at 1 and 2 threads, before and after
-//             every sweep over the cells; a cell's fraction is of the mean of its sweep's two
-//             readings. --sweeps (3) sweeps; each figure is the median over them. After each
-//             sweep also the packed GEMM's micro-kernel alone, its panels in L1 (21 bursts, as
-//             the peak): the ceiling of scalelab's own GEMM on this CPU.
+//             The FMA peak (kernels/simd_fma_peak.hpp) the same two ways, 21 short bursts
+//             (median) at 1 and 2 threads, before and after every sweep over the cells; a cell's
+//             fraction is of the mean of its sweep's two readings. --sweeps (3) sweeps; each
+//             figure is the median over them. After each sweep also the packed GEMM's
+//             micro-kernel alone, its panels in L1 (21 bursts, as the peak): the ceiling of
+//             scalelab's own GEMM on this CPU.
 //   check     after the timed calls, one more call into a C of NaN is compared with the exact
 //             product (of bf16-rounded operands for bf16) at 64 sampled entries, relative to
 //             sum |a·b|; above 1e-4 the cell prints "wrong".
