@@ -73,7 +73,7 @@ HWY_INLINE void MicroTile1(size_t K, const float* HWY_RESTRICT A, size_t a_row, 
   });
 }
 
-// M rows (M < kMicroRows) of a micro-tile, two vectors wide (kWide) or one.
+// M rows of a micro-tile (M < kMicroRows two vectors wide, kWide; M < kMicroRows1 one wide).
 template <size_t M, bool kWide>
 HWY_INLINE void MicroTileRemainder(size_t rows, size_t K, const float* A, size_t a_row,
                                    size_t a_col, const float* B, size_t ldb, float* C, size_t ldc,
@@ -105,11 +105,11 @@ HWY_NOINLINE void Gemm(size_t M, size_t N, size_t K, const float* A, size_t a_ro
   }
   if (n < N) {  // one vector of columns left
     size_t m = 0;
-    for (; m + kMicroRows <= M; m += kMicroRows)
-      MicroTile1<kMicroRows>(K, A + m * a_row, a_row, a_col, B + n, ldb, C + m * ldc + n, ldc,
-                             accumulate);
+    for (; m + kMicroRows1 <= M; m += kMicroRows1)
+      MicroTile1<kMicroRows1>(K, A + m * a_row, a_row, a_col, B + n, ldb, C + m * ldc + n, ldc,
+                              accumulate);
     if (m < M)
-      MicroTileRemainder<kMicroRows - 1, false>(M - m, K, A + m * a_row, a_row, a_col, B + n, ldb,
+      MicroTileRemainder<kMicroRows1 - 1, false>(M - m, K, A + m * a_row, a_row, a_col, B + n, ldb,
                                                 C + m * ldc + n, ldc, accumulate);
   }
 }
