@@ -28,18 +28,13 @@ namespace hn = hwy::HWY_NAMESPACE;
 // Rows of the micro-tile: 12 × 2 vectors of accumulators where there are 32 vector registers
 // (AVX-512, NEON, SVE), 6 × 2 where there are 16 (AVX2, SSE4): 2M accumulators, 2 B vectors and
 // one broadcast.
+// kMicroRows1: rows of the one-vector-wide micro-tile (MicroTileSums1: M accumulators, one B
+// vector and one broadcast), 16 where there are 32 registers, so that a 16-row product (the
+// short-key attention path's 16 keys or 16 query lanes) is one pass over B instead of 12 + 4.
 #if (HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3) || HWY_ARCH_ARM_A64
-constexpr size_t kMicroRows = 12;
+constexpr size_t kMicroRows = 12, kMicroRows1 = 16;
 #else
-constexpr size_t kMicroRows = 6;
-#endif
-// Rows of the one-vector-wide micro-tile (MicroTileSums1): M accumulators, one B vector and one
-// broadcast; 16 where there are 32 vector registers, so that a 16-row product (the short-key
-// attention path's, 16 keys or 16 query lanes) is one pass over B instead of 12 + 4.
-#if (HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3) || HWY_ARCH_ARM_A64
-constexpr size_t kMicroRows1 = 16;
-#else
-constexpr size_t kMicroRows1 = kMicroRows;
+constexpr size_t kMicroRows = 6, kMicroRows1 = 6;
 #endif
 
 // W: columns of one micro-tile.
