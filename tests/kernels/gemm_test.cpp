@@ -222,11 +222,12 @@ std::vector<GemmParam> gemm_params() {
 
 INSTANTIATE_TEST_SUITE_P(Grid, Gemm, ::testing::ValuesIn(gemm_params()));
 
-// The packed GEMM's blocks (kernels/gemm_packed.hpp): more than one block of rows (144), of
-// columns (1024) and of depth (256), uneven, with edge tiles in both directions, in every layout,
-// on one thread and in two bands; alpha and beta != 1 / 0 so every depth block's update is checked.
-// Then every compiled SIMD target on one thread (its micro-tile and its panel packing, a
-// transposed B through kernels/transpose_block-inl.hpp).
+// The packed GEMM's blocks (kernels/gemm_packed.hpp): more than one block of columns (1024) and of
+// depth (256), uneven, with edge tiles in both directions (301 rows: a last A sliver of one row),
+// in every layout, on one thread and in two bands; alpha and beta != 1 / 0 so every depth block's
+// update is checked. Then every compiled SIMD target on one thread (its micro-tile and its panel
+// packing through kernels/transpose_block-inl.hpp: B transposed, A row-major), with C 301 wide (A
+// packed) and 70 wide (at most 3 panels: A read in place).
 TEST(GemmPacked, MatchesLongDoubleProductAcrossBlocks) {
   Failure fail;
   uint64_t seed = 5000;
@@ -243,13 +244,15 @@ TEST(GemmPacked, MatchesLongDoubleProductAcrossBlocks) {
   const ScopedThreadCount one(1);
   for (const std::string& target : simd_targets()) {
     force_simd_target(target);
-    for (bool tb : {false, true}) {
-      const GemmParam p{DType::f32, GemmLibrary::packed, false, tb, tb, 2e-6};
-      const int before = fail.count;
-      run_case<float>(p, 45, 301, 270, 0.75, -0.5, seed++, fail);
-      EXPECT_EQ(fail.count, before) << "SIMD target " << target << (tb ? ", B transposed" : "");
-      ++cases;
-    }
+    for (bool tb : {false, true})
+      for (int64_t n : {301, 70}) {
+        const GemmParam p{DType::f32, GemmLibrary::packed, false, tb, tb, 2e-6};
+        const int before = fail.count;
+        run_case<float>(p, 45, n, 270, 0.75, -0.5, seed++, fail);
+        EXPECT_EQ(fail.count, before) << "SIMD target " << target << ", n " << n
+                                      << (tb ? ", B transposed" : "");
+        ++cases;
+      }
   }
   force_simd_target("");
   EXPECT_EQ(fail.count, 0) << fail.count << " of " << cases << " cases failed; first: " << fail.first;

@@ -8,15 +8,15 @@
 // alpha = 1, beta = 0), on the calling thread: gemm.cpp splits C's rows into one band per thread.
 //
 // Blocking (W = 2 vectors: 32 floats on AVX-512, 16 on AVX2; R = 12 rows where there are 32 vector
-// registers, 6 where there are 16):
-//   for each block of NC columns of C            (B block kc × NC packed once: L2 / L3)
+// registers, 6 where there are 16), BLIS's order with the broadcast operand (A) in L1:
+//   for each block of NC columns of C            (NC = 1024)
 //     for each block of kc ≤ KC of the depth     (kc = K split evenly into blocks of ≤ 256)
-//       pack op(B)[p0:p0+kc, j0:j0+NC] into panels [kc × W], columns past N zero
-//       for each block of ≤ MC rows of C         (A block MC × kc: L2)
-//         A transposed: pack op(A)[i0:i0+MC, p0:p0+kc] into panels [kc × R], rows past M zero;
-//         A row-major: read in place (measured faster here than packing it)
-//         for each B panel (kc × W: L1), for each A panel:
-//           micro-kernel: the R × W tile of A_panel · B_panel in 2R vector accumulators
+//       pack op(B)[p0:p0+kc, j0:j0+NC] into panels [kc × W], columns past N zero   (≤ 1 MiB: L2)
+//       for each sliver of R rows of A
+//         pack op(A)[i:i+R, p0:p0+kc] into one panel [kc × R], rows past M zero  (12 KiB: L1)
+//         (a row-major A under a C at most 3 panels wide: read in place instead)
+//         for each B panel (streamed from L2):
+//           micro-kernel: the R × W tile of A_sliver · B_panel in 2R vector accumulators
 //           (per k: two vector loads of B, R broadcasts of A, 2R FMAs), added to C
 // The first depth block applies alpha and beta, the others add, the last applies the epilogue, all
 // on the tile while it is in registers or L1. Sums run over k in order within a block and block

@@ -1,10 +1,11 @@
 // scalelab's own f32 GEMM (contract and blocking: gemm_packed.hpp), for every Highway target.
 //
-// op(A) is read in place when it is row-major (A not transposed: R rows at stride lda, each
-// broadcast in turn, the rows' cache lines reused over 16 k), and packed into [kc × R] panels when
-// it is transposed (the dW = dyᵀ · x products: a contiguous copy of R floats per k). op(B) is always
-// packed into [kc × W] panels, so the micro-kernel's two vector loads per k are aligned and
-// contiguous; an edge panel is padded with zeros.
+// op(B) is always packed into [kc × W] panels, so the micro-kernel's two vector loads per k are
+// aligned and contiguous; an edge panel is padded with zeros. op(A) is packed sliver by sliver
+// into [kc × R] (a transpose through registers when A is row-major, a copy of R floats per k when
+// it is stored transposed: the dW = dyᵀ · x products), except a row-major A whose C is at most 3
+// panels wide: then its R rows are broadcast in place (at stride lda), as the packing would cost
+// more than it saves over so few panels.
 #include <algorithm>
 #include <cstddef>
 #include <cstring>
@@ -46,9 +47,8 @@ using gemm_packed_detail::Call;
 namespace {  // this file's helpers: other kernels' files share the per-target namespace
 
 constexpr size_t kRows = kMicroRows;  // R (micro_tile-inl.hpp)
-constexpr size_t kMaxDepth = 256;     // KC: a B panel kc × W (32 KiB at W = 32) stays in L1
-constexpr size_t kBlockRows = 144;    // MC: a multiple of 12 and 6; A block 144 × kc (144 KiB: L2)
-constexpr size_t kBlockCols = 1024;   // NC: B block kc × 1024 (1 MiB: L2 / L3)
+constexpr size_t kMaxDepth = 256;     // KC: an A sliver kc × R (12 KiB at R = 12) stays in L1
+constexpr size_t kBlockCols = 1024;   // NC: B block kc × 1024 (1 MiB) stays in L2
 
 // Where a micro-tile's sums go: for a full tile (R × W inside C) straight into C, row by row from
 // the registers (Update below); for an edge tile into `edge_tile` (row stride W), which UpdateEdge adds
@@ -159,19 +159,20 @@ void PackB(const Call& g, size_t p0, size_t kc, size_t j0, size_t nc, float* HWY
   }
 }
 
-// Packs op(A)[i0 : i0 + mc, p0 : p0 + kc] for A stored transposed (k × m): panel r holds rows
-// i0 + rR .. as ap[r · kc · R + p · R + i]; rows past mc are zero.
-void PackTransposedA(const Call& g, size_t i0, size_t mc, size_t p0, size_t kc,
-                     float* HWY_RESTRICT ap) {
-  for (size_t r = 0; r * kRows < mc; ++r) {
-    float* panel = ap + r * kc * kRows;
-    const size_t rows = std::min(kRows, mc - r * kRows);
+// Packs op(A)[i : i + rows, p0 : p0 + kc] (rows ≤ R) into one panel [kc × R] (the A sliver the
+// micro-kernel broadcasts from): ap[p · R + m] = op(A)[i + m, p0 + p]; rows past `rows` zero.
+void PackASliver(const Call& g, size_t i, size_t rows, size_t p0, size_t kc, float* HWY_RESTRICT ap) {
+  if (g.trans_a && rows == kRows) {  // A stored k × m: R consecutive floats per k (a fixed-size copy)
+    for (size_t p = 0; p < kc; ++p) std::memcpy(ap + p * kRows, g.a + (p0 + p) * g.lda + i, sizeof(float) * kRows);
+  } else if (g.trans_a) {
     for (size_t p = 0; p < kc; ++p) {
-      const float* src = g.a + (p0 + p) * g.lda + i0 + r * kRows;
-      float* dst = panel + p * kRows;
+      const float* src = g.a + (p0 + p) * g.lda + i;
+      float* dst = ap + p * kRows;
       std::memcpy(dst, src, rows * sizeof(float));
       std::fill(dst + rows, dst + kRows, 0.0f);
     }
+  } else {  // A stored m × k: the transpose of `rows` rows of kc floats
+    TransposeToPanel(g.a + i * g.lda + p0, g.lda, rows, kc, ap, kRows);
   }
 }
 
@@ -186,41 +187,39 @@ struct Blocks {
 
 HWY_NOINLINE void GemmPacked(const Call& g) {
   const size_t W = MicroTileWidth();
-  thread_local hwy::AlignedFreeUniquePtr<float[]> b_block, a_block;
-  thread_local size_t b_capacity = 0, a_capacity = 0;
+  thread_local hwy::AlignedFreeUniquePtr<float[]> b_block, a_sliver;
+  thread_local size_t b_capacity = 0;
   const size_t b_need = kMaxDepth * std::min(kBlockCols, (g.n + W - 1) / W * W);
   if (b_need > b_capacity) b_block = hwy::AllocateAligned<float>(b_need), b_capacity = b_need;
-  const bool pack_a = g.trans_a;  // a row-major A is read in place (measured faster than packing it)
-  if (pack_a && kMaxDepth * kBlockRows > a_capacity)
-    a_block = hwy::AllocateAligned<float>(kMaxDepth * kBlockRows), a_capacity = kMaxDepth * kBlockRows;
+  if (!a_sliver) a_sliver = hwy::AllocateAligned<float>(kMaxDepth * kRows);
   HWY_ALIGN float tile[kRows * 2 * HWY_MAX_BYTES / sizeof(float)];
 
-  const Blocks depth(g.k, kMaxDepth, 1), cols(g.n, kBlockCols, W), rows(g.m, kBlockRows, kRows);
+  // A row-major is read in place when C has at most 3 panels' width: the sliver's packing then
+  // costs more than its broadcasts save (the small model's N = 64 products).
+  const bool pack_a = g.trans_a || g.n > 3 * W;
+  const Blocks depth(g.k, kMaxDepth, 1), cols(g.n, kBlockCols, W);
   for (size_t jb = 0; jb < cols.count; ++jb) {
     const size_t j0 = cols.begin(jb), nc = cols.end(jb) - j0;
     for (size_t pb = 0; pb < depth.count; ++pb) {
       const size_t p0 = depth.begin(pb), kc = depth.end(pb) - p0;
       const bool first = pb == 0, last = pb + 1 == depth.count;
       PackB(g, p0, kc, j0, nc, b_block.get());
-      for (size_t ib = 0; ib < rows.count; ++ib) {
-        const size_t i0 = rows.begin(ib), mc = rows.end(ib) - i0;
-        if (pack_a) PackTransposedA(g, i0, mc, p0, kc, a_block.get());
+      for (size_t i = 0; i < g.m; i += kRows) {
+        const size_t tile_rows = std::min(kRows, g.m - i);
+        if (pack_a) PackASliver(g, i, tile_rows, p0, kc, a_sliver.get());
         for (size_t q = 0; q * W < nc; ++q) {
+          const size_t tile_cols = std::min(W, nc - q * W);
+          const bool edge = tile_rows < kRows || tile_cols < W;
+          const TileTarget target{&g, i, j0 + q * W, first, last, edge ? tile : nullptr};
           const float* bp = b_block.get() + q * kc * W;
-          const size_t j = j0 + q * W, tile_cols = std::min(W, nc - q * W);
-          for (size_t r = 0; r < mc; r += kRows) {
-            const size_t tile_rows = std::min(kRows, mc - r);
-            const bool edge = tile_rows < kRows || tile_cols < W;
-            const TileTarget target{&g, i0 + r, j, first, last, edge ? tile : nullptr};
-            if (pack_a) {
-              MicroKernel<kRows, true>(kc, a_block.get() + r * kc, 1, kRows, bp, target);
-            } else {
-              const float* a = g.a + (i0 + r) * g.lda + p0;
-              if (tile_rows == kRows) MicroKernel<kRows>(kc, a, g.lda, 1, bp, target);
-              else MicroKernelRows<kRows - 1>(tile_rows, kc, a, g.lda, 1, bp, target);
-            }
-            if (edge) UpdateEdge(target, tile_rows, tile_cols);
+          if (pack_a) {
+            MicroKernel<kRows, true>(kc, a_sliver.get(), 1, kRows, bp, target);
+          } else {
+            const float* a = g.a + i * g.lda + p0;
+            if (tile_rows == kRows) MicroKernel<kRows>(kc, a, g.lda, 1, bp, target);
+            else MicroKernelRows<kRows - 1>(tile_rows, kc, a, g.lda, 1, bp, target);
           }
+          if (edge) UpdateEdge(target, tile_rows, tile_cols);
         }
       }
     }

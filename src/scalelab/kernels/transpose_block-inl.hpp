@@ -28,10 +28,14 @@ namespace HWY_NAMESPACE {
 // 16 × 16: 16 row loads, four rounds of 16 shuffles, 16 column stores. Row r = [a_r,0 .. a_r,15]
 // in four 128-bit blocks b (columns 4b .. 4b+3).
 constexpr size_t kTransposeBlock = 16;
-HWY_INLINE void TransposeBlock(const float* HWY_RESTRICT src, size_t ld, float* HWY_RESTRICT dst,
-                               size_t dst_ld) {
+// The first `rows` rows of the block (the others read as zero); every column stores its first
+// `lanes` entries (mask), so that columns `lanes` floats apart do not overlap.
+HWY_INLINE void TransposeBlockRows(const float* HWY_RESTRICT src, size_t ld, size_t rows,
+                                   float* HWY_RESTRICT dst, size_t dst_ld, size_t lanes) {
   __m512 r[16], t[16];
-  for (size_t i = 0; i < 16; ++i) r[i] = _mm512_loadu_ps(src + i * ld);
+  for (size_t i = 0; i < 16; ++i) r[i] = i < rows ? _mm512_loadu_ps(src + i * ld) : _mm512_setzero_ps();
+  const __mmask16 keep = static_cast<__mmask16>((1u << lanes) - 1u);
+  const auto store = [&](float* to, __m512 v) { _mm512_mask_storeu_ps(to, keep, v); };
   for (size_t i = 0; i < 16; i += 2) {  // t_i: block b = [a_i,4b a_i+1,4b a_i,4b+1 a_i+1,4b+1]
     t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]);  // t_i+1: the same for columns 4b+2, 4b+3
     t[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
@@ -49,20 +53,27 @@ HWY_INLINE void TransposeBlock(const float* HWY_RESTRICT src, size_t ld, float* 
     const __m512 hi_0 = _mm512_shuffle_f32x4(r[k], r[4 + k], 0xEE);      // blocks 2, 3
     const __m512 lo_1 = _mm512_shuffle_f32x4(r[8 + k], r[12 + k], 0x44);
     const __m512 hi_1 = _mm512_shuffle_f32x4(r[8 + k], r[12 + k], 0xEE);
-    _mm512_storeu_ps(dst + k * dst_ld, _mm512_shuffle_f32x4(lo_0, lo_1, 0x88));
-    _mm512_storeu_ps(dst + (4 + k) * dst_ld, _mm512_shuffle_f32x4(lo_0, lo_1, 0xDD));
-    _mm512_storeu_ps(dst + (8 + k) * dst_ld, _mm512_shuffle_f32x4(hi_0, hi_1, 0x88));
-    _mm512_storeu_ps(dst + (12 + k) * dst_ld, _mm512_shuffle_f32x4(hi_0, hi_1, 0xDD));
+    store(dst + k * dst_ld, _mm512_shuffle_f32x4(lo_0, lo_1, 0x88));
+    store(dst + (4 + k) * dst_ld, _mm512_shuffle_f32x4(lo_0, lo_1, 0xDD));
+    store(dst + (8 + k) * dst_ld, _mm512_shuffle_f32x4(hi_0, hi_1, 0x88));
+    store(dst + (12 + k) * dst_ld, _mm512_shuffle_f32x4(hi_0, hi_1, 0xDD));
   }
 }
 #elif HWY_ARCH_X86 && HWY_TARGET == HWY_AVX2
 // 8 × 8: 8 row loads, three rounds of 8 shuffles, 8 column stores. Row r = [a_r,0 .. a_r,7] in
 // two 128-bit halves (columns 0-3, 4-7).
 constexpr size_t kTransposeBlock = 8;
-HWY_INLINE void TransposeBlock(const float* HWY_RESTRICT src, size_t ld, float* HWY_RESTRICT dst,
-                               size_t dst_ld) {
+// As the AVX-512 one: `rows` rows read, the first `lanes` entries of every column stored.
+HWY_INLINE void TransposeBlockRows(const float* HWY_RESTRICT src, size_t ld, size_t rows,
+                                   float* HWY_RESTRICT dst, size_t dst_ld, size_t lanes) {
   __m256 r[8], t[8];
-  for (size_t i = 0; i < 8; ++i) r[i] = _mm256_loadu_ps(src + i * ld);
+  for (size_t i = 0; i < 8; ++i) r[i] = i < rows ? _mm256_loadu_ps(src + i * ld) : _mm256_setzero_ps();
+  const __m256i keep = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(lanes)),
+                                          _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+  const auto store = [&](float* to, __m256 v) {  // a masked store only where it is needed
+    if (lanes == 8) _mm256_storeu_ps(to, v);
+    else _mm256_maskstore_ps(to, keep, v);
+  };
   for (size_t i = 0; i < 8; i += 2) {  // t_i: half h = [a_i,4h a_i+1,4h a_i,4h+1 a_i+1,4h+1]
     t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);  // t_i+1: the same for columns 4h+2, 4h+3
     t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);
@@ -73,14 +84,19 @@ HWY_INLINE void TransposeBlock(const float* HWY_RESTRICT src, size_t ld, float* 
     r[g + 3] = _mm256_shuffle_ps(t[g + 1], t[g + 3], 0xEE);
   }
   for (size_t k = 0; k < 4; ++k) {  // column 4h+k = [r_k.h, r_4+k.h]
-    _mm256_storeu_ps(dst + k * dst_ld, _mm256_permute2f128_ps(r[k], r[4 + k], 0x20));
-    _mm256_storeu_ps(dst + (4 + k) * dst_ld, _mm256_permute2f128_ps(r[k], r[4 + k], 0x31));
+    store(dst + k * dst_ld, _mm256_permute2f128_ps(r[k], r[4 + k], 0x20));
+    store(dst + (4 + k) * dst_ld, _mm256_permute2f128_ps(r[k], r[4 + k], 0x31));
   }
 }
 #else
 constexpr size_t kTransposeBlock = 0;
-HWY_INLINE void TransposeBlock(const float*, size_t, float*, size_t) {}
+HWY_INLINE void TransposeBlockRows(const float*, size_t, size_t, float*, size_t, size_t) {}
 #endif
+// The whole block: every row read, every column stored whole.
+HWY_INLINE void TransposeBlock(const float* HWY_RESTRICT src, size_t ld, float* HWY_RESTRICT dst,
+                               size_t dst_ld) {
+  TransposeBlockRows(src, ld, kTransposeBlock, dst, dst_ld, kTransposeBlock);
+}
 
 // dst[c · dst_ld + r] = src[r · ld + c] for r < rows, c < cols: the repacking of k, v (and the
 // short path's q, do) into column-major operands. Whole blocks go through registers
@@ -98,6 +114,21 @@ HWY_INLINE void Transpose(const float* HWY_RESTRICT src, size_t ld, size_t rows,
   }
   for (size_t r = r0; r < rows; ++r)
     for (size_t c = 0; c < cols; ++c) dst[c * dst_ld + r] = src[r * ld + c];
+}
+
+// A panel of `panel_rows` rows: the transpose of `rows` ≤ panel_rows rows, the rows past them zero:
+//   dst[c · panel_rows + r] = r < rows ? src[r · ld + c] : 0      for r < panel_rows, c < cols
+// (the packed GEMM's A sliver: rows of a row-major A become a [kc × R] panel). Blocks of columns
+// go through registers where panel_rows fits one block (masked stores keep the columns apart).
+HWY_INLINE void TransposeToPanel(const float* HWY_RESTRICT src, size_t ld, size_t rows, size_t cols,
+                                 float* HWY_RESTRICT dst, size_t panel_rows) {
+  constexpr size_t B = kTransposeBlock;
+  size_t c = 0;
+  if (B > 0 && panel_rows <= B)
+    for (; c + B <= cols; c += B)
+      TransposeBlockRows(src + c, ld, rows, dst + c * panel_rows, panel_rows, panel_rows);
+  for (; c < cols; ++c)
+    for (size_t r = 0; r < panel_rows; ++r) dst[c * panel_rows + r] = r < rows ? src[r * ld + c] : 0.0f;
 }
 
 }  // namespace HWY_NAMESPACE
