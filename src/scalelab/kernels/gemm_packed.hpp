@@ -12,6 +12,7 @@
 //   for each block of NC columns of C            (NC = 1024)
 //     for each block of kc ≤ KC of the depth     (kc = K split evenly into blocks of ≤ 256)
 //       pack op(B)[p0:p0+kc, j0:j0+NC] into panels [kc × W], columns past N zero   (≤ 1 MiB: L2)
+//       (a row-major B under a C of at most 256 × 256: read in place, but for its edge panel)
 //       for each sliver of R rows of A
 //         pack op(A)[i:i+R, p0:p0+kc] into one panel [kc × R], rows past M zero  (12 KiB: L1)
 //         (a row-major A under a C at most 3 panels wide: read in place instead)

@@ -1,7 +1,8 @@
 // scalelab's own f32 GEMM (contract and blocking: gemm_packed.hpp), for every Highway target.
 //
-// op(B) is always packed into [kc × W] panels, so the micro-kernel's two vector loads per k are
-// aligned and contiguous; an edge panel is padded with zeros. op(A) is packed sliver by sliver
+// op(B) is packed into [kc × W] panels, so the micro-kernel's two vector loads per k are aligned
+// and contiguous; an edge panel is padded with zeros. A row-major B under a C of at most 256 × 256
+// is read in place instead (its panels at stride ldb), except its edge panel. op(A) is packed sliver by sliver
 // into [kc × R] (a transpose through registers when A is row-major, a copy of R floats per k when
 // it is stored transposed: the dW = dyᵀ · x products), except a row-major A whose C is at most 3
 // panels wide: then its R rows are broadcast in place (at stride lda), as the packing would cost
@@ -58,6 +59,7 @@ struct TileTarget {
   size_t i, j;        // the tile's first row (of the band) and column
   bool first, last;   // the first / last depth block
   float* edge_tile;   // null for a full tile
+  size_t b_ld;        // the B panel's row stride: W when packed, ldb when read in place
 };
 
 // C[i + r, j + h .. + L) from the sums v of a tile row: the first depth block sets
@@ -116,7 +118,7 @@ HWY_INLINE void MicroKernel(size_t kc, const float* HWY_RESTRICT a, size_t a_row
   const size_t a_row = kPackedA ? 1 : a_row_in, a_col = kPackedA ? kRows : a_col_in;
   const DF d;
   const size_t L = hn::Lanes(d), W = 2 * L;
-  MicroTileSums<M>(kc, a, a_row, a_col, bp, W, [&](size_t m, auto sum_0, auto sum_1) {
+  MicroTileSums<M>(kc, a, a_row, a_col, bp, target.b_ld, [&](size_t m, auto sum_0, auto sum_1) {
     if (target.edge_tile) {
       hn::Store(sum_0, d, target.edge_tile + m * W);
       hn::Store(sum_1, d, target.edge_tile + m * W + L);
@@ -197,21 +199,27 @@ HWY_NOINLINE void GemmPacked(const Call& g) {
   // A row-major is read in place when C has at most 3 panels' width: the sliver's packing then
   // costs more than its broadcasts save (the small model's N = 64 products).
   const bool pack_a = g.trans_a || g.n > 3 * W;
+  // A row-major B under a small C (both sides ≤ 256: a narrow layer's dW = dyᵀ · x) is read in
+  // place at stride ldb, all but its last, partial panel: over so few A slivers packing B costs
+  // more than its contiguous panels save (64 × 1024 → 64: 97 against 134 GFLOP/s).
+  const bool b_in_place = !g.trans_b && g.m <= 256 && g.n <= 256;
   const Blocks depth(g.k, kMaxDepth, 1), cols(g.n, kBlockCols, W);
   for (size_t jb = 0; jb < cols.count; ++jb) {
     const size_t j0 = cols.begin(jb), nc = cols.end(jb) - j0;
     for (size_t pb = 0; pb < depth.count; ++pb) {
       const size_t p0 = depth.begin(pb), kc = depth.end(pb) - p0;
       const bool first = pb == 0, last = pb + 1 == depth.count;
-      PackB(g, p0, kc, j0, nc, b_block.get());
+      if (!b_in_place) PackB(g, p0, kc, j0, nc, b_block.get());
+      else if (nc % W) PackB(g, p0, kc, j0 + nc / W * W, nc % W, b_block.get() + nc / W * kc * W);
       for (size_t i = 0; i < g.m; i += kRows) {
         const size_t tile_rows = std::min(kRows, g.m - i);
         if (pack_a) PackASliver(g, i, tile_rows, p0, kc, a_sliver.get());
         for (size_t q = 0; q * W < nc; ++q) {
           const size_t tile_cols = std::min(W, nc - q * W);
           const bool edge = tile_rows < kRows || tile_cols < W;
-          const TileTarget target{&g, i, j0 + q * W, first, last, edge ? tile : nullptr};
-          const float* bp = b_block.get() + q * kc * W;
+          const bool b_here = b_in_place && tile_cols == W;
+          const TileTarget target{&g, i, j0 + q * W, first, last, edge ? tile : nullptr, b_here ? g.ldb : W};
+          const float* bp = b_here ? g.b + p0 * g.ldb + j0 + q * W : b_block.get() + q * kc * W;
           if (pack_a) {
             MicroKernel<kRows, true>(kc, a_sliver.get(), 1, kRows, bp, target);
           } else {
