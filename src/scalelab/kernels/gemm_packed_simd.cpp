@@ -2,11 +2,11 @@
 //
 // op(B) is packed into [kc × W] panels, so the micro-kernel's two vector loads per k are aligned
 // and contiguous; an edge panel is padded with zeros. A row-major B under a C of at most 256 × 256
-// is read in place instead (its panels at stride ldb), except its edge panel. op(A) is packed sliver by sliver
-// into [kc × R] (a transpose through registers when A is row-major, a copy of R floats per k when
-// it is stored transposed: the dW = dyᵀ · x products), except a row-major A whose C is at most 3
-// panels wide: then its R rows are broadcast in place (at stride lda), as the packing would cost
-// more than it saves over so few panels.
+// is read in place instead (its panels at stride ldb), except its edge panel.
+// op(A) is packed sliver by sliver into [kc × R] (a transpose through registers when A is
+// row-major, a copy of R floats per k when it is stored transposed: the dW = dyᵀ · x products),
+// except a row-major A whose C is at most 3 panels wide: then its R rows are broadcast in place (at
+// stride lda), as the packing would cost more than it saves over so few panels.
 #include <algorithm>
 #include <cstddef>
 #include <cstring>
@@ -164,8 +164,9 @@ void PackB(const Call& g, size_t p0, size_t kc, size_t j0, size_t nc, float* HWY
 // Packs op(A)[i : i + rows, p0 : p0 + kc] (rows ≤ R) into one panel [kc × R] (the A sliver the
 // micro-kernel broadcasts from): ap[p · R + m] = op(A)[i + m, p0 + p]; rows past `rows` zero.
 void PackASliver(const Call& g, size_t i, size_t rows, size_t p0, size_t kc, float* HWY_RESTRICT ap) {
-  if (g.trans_a && rows == kRows) {  // A stored k × m: R consecutive floats per k (a fixed-size copy)
-    for (size_t p = 0; p < kc; ++p) std::memcpy(ap + p * kRows, g.a + (p0 + p) * g.lda + i, sizeof(float) * kRows);
+  if (g.trans_a && rows == kRows) {  // A stored k × m: R consecutive floats per k, a fixed size
+    for (size_t p = 0; p < kc; ++p)
+      std::memcpy(ap + p * kRows, g.a + (p0 + p) * g.lda + i, sizeof(float) * kRows);
   } else if (g.trans_a) {
     for (size_t p = 0; p < kc; ++p) {
       const float* src = g.a + (p0 + p) * g.lda + i;
@@ -218,7 +219,8 @@ HWY_NOINLINE void GemmPacked(const Call& g) {
           const size_t tile_cols = std::min(W, nc - q * W);
           const bool edge = tile_rows < kRows || tile_cols < W;
           const bool b_here = b_in_place && tile_cols == W;
-          const TileTarget target{&g, i, j0 + q * W, first, last, edge ? tile : nullptr, b_here ? g.ldb : W};
+          const TileTarget target{&g, i, j0 + q * W, first, last, edge ? tile : nullptr,
+                                  b_here ? g.ldb : W};
           const float* bp = b_here ? g.b + p0 * g.ldb + j0 + q * W : b_block.get() + q * kc * W;
           if (pack_a) {
             MicroKernel<kRows, true>(kc, a_sliver.get(), 1, kRows, bp, target);
