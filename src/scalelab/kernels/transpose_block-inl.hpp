@@ -1,7 +1,7 @@
 // The transpose of a row-major block into column-major order, for every Highway target: how the
 // flash-attention kernel (attention_flash_simd.cpp, attention_short-inl.hpp) repacks k, v, q and
 // do into the B operands of its tile products, and the packed GEMM (gemm_packed_simd.cpp) a
-// transposed B into its panels.
+// transposed B into its panels and a row-major A into its slivers (TransposeToPanel).
 //
 //   dst[c · dst_ld + r] = src[r · ld + c]      for r < rows, c < cols
 //
