@@ -109,21 +109,67 @@ AttentionOptions<T> MultiHeadAttention<T>::kernel_options(const AttentionCall& c
 }
 
 template <class T>
+AttentionShape MultiHeadAttention<T>::kernel_shape() const {
+  AttentionShape s = shape(call_);
+  s.q_stride = inputs_.q_stride, s.k_stride = inputs_.k_stride, s.v_stride = inputs_.v_stride;
+  return s;
+}
+
+template <class T>
+const Tensor<T>& MultiHeadAttention<T>::stacked_block(int64_t block, Tensor<T>& dst) const {
+  const int64_t d = opt_.d_model, width = proj_.shape()[1], rows = proj_.shape()[0];
+  dst.resize({rows, d});
+  for (int64_t r = 0; r < rows; ++r)
+    std::memcpy(dst.data() + r * d, proj_.data() + r * width + block * d, d * sizeof(T));
+  return dst;
+}
+
+template <class T>
+const Tensor<T>& MultiHeadAttention<T>::kernel_q() const {
+  if (stacking_ == Stacking::qkv) return stacked_block(0, qraw_);
+  return q_in_ ? *q_in_ : qraw_;
+}
+
+template <class T>
+const Tensor<T>& MultiHeadAttention<T>::kernel_k() const {
+  if (stacking_ != Stacking::none) return stacked_block(stacking_ == Stacking::qkv ? 1 : 0, kraw_);
+  return k_in_ ? *k_in_ : kraw_;
+}
+
+template <class T>
+const Tensor<T>& MultiHeadAttention<T>::kernel_v() const {
+  if (stacking_ != Stacking::none) return stacked_block(stacking_ == Stacking::qkv ? 2 : 1, vbuf_);
+  return vbuf_;
+}
+
+template <class T>
 void MultiHeadAttention<T>::forward(const AttentionCall& call, const T* x_q, const T* x_kv, T* y) {
   call_ = call;
   const int64_t d = opt_.d_model, H = opt_.n_heads, dk = opt_.head_dim();
   const int64_t rows_q = call.batch * call.q_len, rows_k = call.batch * call.k_len;
-  qraw_.resize({rows_q, d});
-  kraw_.resize({rows_k, d});
-  vbuf_.resize({rows_k, d});
   ctx_.resize({rows_q, d});
-  // One bf16 copy of an input for all its projections (where the GEMMs run in bf16).
-  q_.forward(x_q, rows_q, qraw_.data());
-  k_.forward(x_kv, rows_k, kraw_.data(), x_kv == x_q ? q_.input_copy() : nullptr);
-  v_.forward(x_kv, rows_k, vbuf_.data(), k_.input_copy());
-  q_in_ = &qraw_;
-  k_in_ = &kraw_;
-  if (transforms_qk()) {
+  q_in_ = k_in_ = nullptr;
+  if (!transforms_qk() && x_kv == x_q) {  // q, k, v of one x: one GEMM, [rows, 3d]
+    stacking_ = Stacking::qkv;
+    proj_.resize({rows_q, 3 * d});
+    stacked_.forward({&q_, &k_, &v_}, x_q, rows_q, proj_.data());
+    inputs_ = {proj_.data(), proj_.data() + d, proj_.data() + 2 * d, 3 * d, 3 * d, 3 * d};
+  } else if (!transforms_qk()) {  // q of x_q; k, v of the memory: one GEMM, [rows_k, 2d]
+    stacking_ = Stacking::kv;
+    qraw_.resize({rows_q, d});
+    q_.forward(x_q, rows_q, qraw_.data());
+    proj_.resize({rows_k, 2 * d});
+    stacked_.forward({&k_, &v_}, x_kv, rows_k, proj_.data());
+    inputs_ = {qraw_.data(), proj_.data(), proj_.data() + d, 0, 2 * d, 2 * d};
+  } else {
+    stacking_ = Stacking::none;
+    qraw_.resize({rows_q, d});
+    kraw_.resize({rows_k, d});
+    vbuf_.resize({rows_k, d});
+    // One bf16 copy of an input for all its projections (where the GEMMs run in bf16).
+    q_.forward(x_q, rows_q, qraw_.data());
+    k_.forward(x_kv, rows_k, kraw_.data(), x_kv == x_q ? q_.input_copy() : nullptr);
+    v_.forward(x_kv, rows_k, vbuf_.data(), k_.input_copy());
     qk_q_.resize({rows_q, d});
     qk_k_.resize({rows_k, d});
     if (opt_.attention.qk_norm != QkNorm::none) {  // per head: rows of d_k
@@ -139,9 +185,10 @@ void MultiHeadAttention<T>::forward(const AttentionCall& call, const T* x_q, con
     }
     q_in_ = opt_.attention.scale_query ? &scale_query(qk_q_) : &qk_q_;
     k_in_ = &qk_k_;
+    inputs_ = {q_in_->data(), k_in_->data(), vbuf_.data()};
   }
-  attention_forward<T>(opt_.attention.kernel, shape(call), kernel_options(call), q_in_->data(),
-                       k_in_->data(), vbuf_.data(), ctx_.data(), saved_, probe_sink_);
+  attention_forward<T>(opt_.attention.kernel, kernel_shape(), kernel_options(call), inputs_.q,
+                       inputs_.k, inputs_.v, ctx_.data(), saved_, probe_sink_);
   o_.forward(ctx_.data(), rows_q, y);
 }
 
@@ -150,38 +197,61 @@ void MultiHeadAttention<T>::backward(const T* dy, T* dx_q, T* dx_kv) {
   const int64_t d = opt_.d_model, H = opt_.n_heads, dk = opt_.head_dim();
   const int64_t rows_q = call_.batch * call_.q_len, rows_k = call_.batch * call_.k_len;
   dctx_.resize({rows_q, d});
-  dq_.resize({rows_q, d});
-  dk_.resize({rows_k, d});
-  dv_.resize({rows_k, d});
   o_.backward(dy, dctx_.data());  // from y = ctx Woᵀ + bo
   AttentionExtraGrads<T> extra;
   extra.dhead_scales = opt_.attention.learned_temperature ? temperature_.grad.data() : nullptr;
   extra.dbias = static_cast<T*>(call_.dbias);
-  attention_backward<T>(opt_.attention.kernel, shape(call_), kernel_options(call_), q_in_->data(),
-                        k_in_->data(), vbuf_.data(), ctx_.data(), dctx_.data(), saved_, dq_.data(),
-                        dk_.data(), dv_.data(), extra);
-  const T* dq = dq_.data();
-  const T* dk_raw = dk_.data();
-  if (transforms_qk()) {
-    if (opt_.attention.scale_query) {  // from q = c · q
-      const T c = static_cast<T>(query_scale());
-      for (T& v : dq_) v *= c;
-    }
-    if (opt_.attention.rope) {  // from q, k = RoPE(q), RoPE(k)
-      rope_backward<T>({call_.batch, call_.q_len, H, dk, 0, 0, opt_.attention.rope_base}, dq_.data());
-      rope_backward<T>({call_.batch, call_.k_len, H, dk, 0, 0, opt_.attention.rope_base}, dk_.data());
-    }
-    if (opt_.attention.qk_norm != QkNorm::none) {  // from q, k = QKNorm(q), QKNorm(k)
-      dqn_.resize({rows_q, d});
-      dkn_.resize({rows_k, d});
-      q_norm_.backward(dq_.data(), dqn_.data());
-      k_norm_.backward(dk_.data(), dkn_.data());
-      dq = dqn_.data();
-      dk_raw = dkn_.data();
+  // dq, dk (dkey), dv (dval) in the layout of q, k, v: blocks of dproj_ where the projections were stacked
+  T *dq = nullptr, *dkey = nullptr, *dval = nullptr;
+  if (stacking_ == Stacking::qkv) {
+    SL_CHECK(dx_q == dx_kv, "MultiHeadAttention::backward: self-attention (x_q == x_kv) needs "
+                            "dx_q == dx_kv, got two buffers");
+    dproj_.resize({rows_q, 3 * d});
+    dq = dproj_.data(), dkey = dq + d, dval = dq + 2 * d;
+  } else {
+    dq_.resize({rows_q, d});
+    dq = dq_.data();
+    if (stacking_ == Stacking::kv) {
+      dproj_.resize({rows_k, 2 * d});
+      dkey = dproj_.data(), dval = dkey + d;
+    } else {
+      dk_.resize({rows_k, d});
+      dv_.resize({rows_k, d});
+      dkey = dk_.data(), dval = dv_.data();
     }
   }
+  attention_backward<T>(opt_.attention.kernel, kernel_shape(), kernel_options(call_), inputs_.q,
+                        inputs_.k, inputs_.v, ctx_.data(), dctx_.data(), saved_, dq, dkey, dval, extra);
+  // from [q k v] = x [Wq; Wk; Wv]ᵀ + [bq bk bv]   (or [k v] = x_kv [Wk; Wv]ᵀ + [bk bv])
+  if (stacking_ == Stacking::qkv) {
+    stacked_.backward(dproj_.data(), dx_q, /*accumulate_dx=*/true);
+    return;
+  }
+  if (stacking_ == Stacking::kv) {
+    q_.backward(dq, dx_q, /*accumulate_dx=*/true);
+    stacked_.backward(dproj_.data(), dx_kv, /*accumulate_dx=*/true);
+    return;
+  }
+  const T* dq_in = dq;
+  const T* dk_raw = dkey;
+  if (opt_.attention.scale_query) {  // from q = c · q
+    const T c = static_cast<T>(query_scale());
+    for (T& v : dq_) v *= c;
+  }
+  if (opt_.attention.rope) {  // from q, k = RoPE(q), RoPE(k)
+    rope_backward<T>({call_.batch, call_.q_len, H, dk, 0, 0, opt_.attention.rope_base}, dq_.data());
+    rope_backward<T>({call_.batch, call_.k_len, H, dk, 0, 0, opt_.attention.rope_base}, dk_.data());
+  }
+  if (opt_.attention.qk_norm != QkNorm::none) {  // from q, k = QKNorm(q), QKNorm(k)
+    dqn_.resize({rows_q, d});
+    dkn_.resize({rows_k, d});
+    q_norm_.backward(dq_.data(), dqn_.data());
+    k_norm_.backward(dk_.data(), dkn_.data());
+    dq_in = dqn_.data();
+    dk_raw = dkn_.data();
+  }
   // from q = x_q Wqᵀ + bq, k = x_kv Wkᵀ + bk, v = x_kv Wvᵀ + bv
-  q_.backward(dq, dx_q, /*accumulate_dx=*/true);
+  q_.backward(dq_in, dx_q, /*accumulate_dx=*/true);
   k_.backward(dk_raw, dx_kv, /*accumulate_dx=*/true);
   v_.backward(dv_.data(), dx_kv, /*accumulate_dx=*/true);
 }

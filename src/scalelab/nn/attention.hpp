@@ -9,6 +9,9 @@
 // it is applied to the query or folded into W_q's initialisation (T5), then 1.
 //   y = ctx Woᵀ + bo
 // Self-attention passes the same x as x_q and x_kv and sums the two input gradients.
+// Without the q/k transforms (QK-norm, RoPE, a query pre-scale), projections of one input run as
+// one GEMM each way (nn/stacked_linear.hpp): q, k, v of self-attention's x ([rows, 3d]), k, v of
+// cross-attention's memory ([rows, 2d]); the kernel reads them in place at that row stride.
 //
 // Incremental decoding (forward only): forward_step takes one new token per sequence, appends its
 // k and v (after QK-norm and RoPE at the token's position) to a KvCache and attends over the cache;
@@ -20,6 +23,7 @@
 #include "scalelab/nn/linear.hpp"
 #include "scalelab/nn/norm.hpp"
 #include "scalelab/nn/options.hpp"
+#include "scalelab/nn/stacked_linear.hpp"
 
 namespace scalelab {
 
@@ -64,7 +68,8 @@ class MultiHeadAttention {
 
   // x_q: [batch*q_len, d], x_kv: [batch*k_len, d] (both kept by pointer), y: [batch*q_len, d].
   void forward(const AttentionCall& call, const T* x_q, const T* x_kv, T* y);
-  // dy: [batch*q_len, d]. dx_q and dx_kv are accumulated into (+=); they may alias (self-attention).
+  // dy: [batch*q_len, d]. dx_q and dx_kv are accumulated into (+=); after a forward with x_q ==
+  // x_kv (self-attention) they must alias (the stacked projections sum both gradients at once).
   void backward(const T* dy, T* dx_q, T* dx_kv);
 
   // Cross-attention: cache k, v of memory [sequences*len, d] (capacity = len = len).
@@ -84,12 +89,13 @@ class MultiHeadAttention {
   // at kernel_scale(); with fold_into_init W_q is multiplied by folded_query_init() (T5).
   void initialize_scale();
 
-  // Read-only views for the probes (valid after a forward).
-  const Tensor<T>& kernel_q() const { return q_in_ ? *q_in_ : qraw_; }  // q as the kernel sees it
+  // Read-only views for the probes (valid after a forward), dense [rows, d]; a stacked
+  // projection's block is copied out when asked for.
+  const Tensor<T>& kernel_q() const;  // q as the kernel sees it
   // q after QK-norm and RoPE, before a query pre-scale (the same tensor as kernel_q without one).
   const Tensor<T>& unscaled_q() const { return opt_.attention.scale_query ? qk_q_ : kernel_q(); }
-  const Tensor<T>& kernel_k() const { return k_in_ ? *k_in_ : kraw_; }
-  const Tensor<T>& kernel_v() const { return vbuf_; }
+  const Tensor<T>& kernel_k() const;
+  const Tensor<T>& kernel_v() const;
   AttentionShape last_shape() const { return shape(call_); }
   AttentionOptions<T> last_options() const { return kernel_options(call_); }
   const Tensor<T>& probabilities() const { return saved_.probs; }  // naive kernel only
@@ -105,7 +111,17 @@ class MultiHeadAttention {
   double folded_query_init() const { return opt_.attention.fold_into_init ? scale_ : 1.0; }
 
  private:
-  AttentionShape shape(const AttentionCall& call) const;
+  // How the last forward computed the projections: one GEMM each, q, k, v stacked, or k, v.
+  enum class Stacking { none, qkv, kv };
+  // The kernel's q, k, v: the projections (or their transforms) and their row strides (0: d).
+  struct KernelInputs {
+    const T *q = nullptr, *k = nullptr, *v = nullptr;
+    int64_t q_stride = 0, k_stride = 0, v_stride = 0;
+  };
+  AttentionShape shape(const AttentionCall& call) const;  // dense (the probes' view)
+  AttentionShape kernel_shape() const;                   // shape(call_) with inputs_' strides
+  // Block `block` (of d columns) of the stacked projections, copied into dst [rows, d].
+  const Tensor<T>& stacked_block(int64_t block, Tensor<T>& dst) const;
   AttentionOptions<T> kernel_options(const AttentionCall& call) const;
   bool transforms_qk() const;
   const Tensor<T>& scale_query(const Tensor<T>& q);
@@ -117,7 +133,14 @@ class MultiHeadAttention {
   Parameter<T> temperature_;   // [heads]
   Tensor<T> alibi_slopes_;     // [heads]
   AttentionCall call_;
-  Tensor<T> qraw_, kraw_, vbuf_, ctx_;  // projections and the context, saved by the forward
+  StackedLinear<T> stacked_;
+  Stacking stacking_ = Stacking::none;
+  KernelInputs inputs_;
+  Tensor<T> proj_, dproj_;  // stacked projections [rows, 3d] or [rows, 2d], and their gradient
+  // Projections and the context, saved by the forward (q, k, v unstacked; mutable: the probes'
+  // copies of stacked blocks).
+  mutable Tensor<T> qraw_, kraw_, vbuf_;
+  Tensor<T> ctx_;
   Tensor<T> qk_q_, qk_k_;               // q, k after the norm / RoPE
   Tensor<T> q_scaled_;                  // c · q, with a query pre-scale
   const Tensor<T>* q_in_ = nullptr;
