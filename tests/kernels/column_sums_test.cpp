@@ -1,9 +1,11 @@
 // kernels/column_sums against its plain twin, bit for bit: on every compiled SIMD target, widths
 // around the vector widths and past one thread's block (512), odd and even row counts (the two
 // chains of adds), row counts around the kernel's row chunk, 1 and 2 threads; and the sums added
-// to what the output held. Bit-identical is the contract: the order of the adds is fixed.
+// to what the output held. The variant that also writes dy's bf16 copy: the same sums, every
+// element's bits the rounding twin's. Bit-identical is the contract: the order of the adds is fixed.
 #include "scalelab/kernels/column_sums.hpp"
 
+#include <cmath>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -11,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include "scalelab/core/parallel.hpp"
+#include "scalelab/kernels/precision.hpp"
 #include "scalelab/kernels/simd_dispatch.hpp"
 #include "support/numerics.hpp"
 
@@ -39,6 +42,35 @@ TEST(ColumnSums, EveryTargetAndThreadCountEqualsPlainTwinBitForBit) {
       for (int64_t rows : {1, 2, 3, 31, 32, 33, 64, 97})
         for (int64_t cols : {1, 7, 8, 15, 16, 17, 33, 64, 65, 100, 256, 513, 1100})
           expect_twin_bits(rows, cols, target + ", " + std::to_string(threads) + " thread(s)");
+    }
+  }
+  force_simd_target("");
+}
+
+// The sums with dy's bf16 copy written in the same pass: the sums are the twin's bit for bit and
+// every element's bits are f32_to_bf16_bits' (the vector columns, the scalar last columns, blocks
+// of both threads), NaN and a subnormal included.
+TEST(ColumnSums, WithBf16CopyEqualsTwinSumsAndConvertsEveryElement) {
+  for (const std::string& target : simd_targets()) {
+    force_simd_target(target);
+    for (int threads : {1, 2}) {
+      const ScopedNumThreads scoped(threads);
+      for (int64_t rows : {1, 33, 64})
+        for (int64_t cols : {7, 16, 17, 64, 100, 513}) {
+          std::vector<float> dy = testing::normals<float>(rows * cols, 3 + rows + cols, 2.0);
+          dy[0] = std::nanf("");
+          dy[dy.size() / 2] = 1e-40f;  // subnormal
+          std::vector<float> got(static_cast<size_t>(cols), 0.25f), want = got;
+          std::vector<uint16_t> bits(dy.size(), 0xABCD);
+          add_column_sums_and_bf16(dy.data(), rows, cols, got.data(), bits.data());
+          add_column_sums_plain(dy.data(), rows, cols, want.data());
+          const std::string where = target + ", " + std::to_string(threads) + " thread(s), rows " +
+                                    std::to_string(rows) + ", cols " + std::to_string(cols);
+          EXPECT_EQ(std::memcmp(got.data(), want.data(), got.size() * sizeof(float)), 0) << where;
+          int wrong = 0;
+          for (size_t i = 0; i < dy.size(); ++i) wrong += bits[i] != f32_to_bf16_bits(dy[i]);
+          EXPECT_EQ(wrong, 0) << where;
+        }
     }
   }
   force_simd_target("");

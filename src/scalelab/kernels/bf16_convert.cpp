@@ -1,6 +1,6 @@
 // The float -> bf16 row conversion for every Highway target, chosen at run time
 // (HWY_DYNAMIC_DISPATCH). Math and twin: bf16_convert.hpp. (Highway 1.0's own DemoteTo to
-// bfloat16 truncates, so the rounding is written out here.)
+// bfloat16 truncates, so the rounding is written out: bf16_round-inl.hpp.)
 #include <cstring>
 
 #undef HWY_TARGET_INCLUDE
@@ -8,6 +8,7 @@
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 #include "hwy/highway.h"
 #include "scalelab/kernels/bf16_convert.hpp"
+#include "scalelab/kernels/bf16_round-inl.hpp"
 #include "scalelab/kernels/simd_dispatch.hpp"
 
 #ifndef SCALELAB_BF16_SCALAR_ONCE
@@ -30,25 +31,9 @@ namespace hn = hwy::HWY_NAMESPACE;
 
 void ToBf16Row(const float* HWY_RESTRICT x, int64_t n, uint16_t* HWY_RESTRICT out) {
   const hn::ScalableTag<float> df;
-  const hn::RebindToUnsigned<decltype(df)> du32;
-  const hn::RebindToSigned<decltype(df)> di32;
-  const hn::Rebind<uint16_t, decltype(df)> du16;
-  const size_t lanes = hn::Lanes(df);
-  const auto bias = hn::Set(du32, 0x7FFFu), one = hn::Set(du32, 1u);
-  const auto abs_mask = hn::Set(du32, 0x7FFFFFFFu), sign16 = hn::Set(du32, 0x8000u);
-  const auto quiet_nan = hn::Set(du32, 0x7FC0u);
-  const auto inf_bits = hn::Set(di32, 0x7F800000);
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(df));
   int64_t i = 0;
-  for (; i + static_cast<int64_t>(lanes) <= n; i += static_cast<int64_t>(lanes)) {
-    const auto u = hn::BitCast(du32, hn::LoadU(df, x + i));
-    const auto high = hn::ShiftRight<16>(u);
-    const auto rounded = hn::ShiftRight<16>(hn::Add(hn::Add(u, bias), hn::And(high, one)));
-    // |x| bits > inf bits: NaN (a signed compare is safe: the sign bit is masked off)
-    const auto is_nan = hn::RebindMask(du32, hn::Gt(hn::BitCast(di32, hn::And(u, abs_mask)), inf_bits));
-    const auto nan = hn::Or(hn::And(high, sign16), quiet_nan);
-    const auto bits = hn::IfThenElse(is_nan, nan, rounded);  // each lane < 2^16
-    hn::StoreU(hn::DemoteTo(du16, hn::BitCast(di32, bits)), du16, out + i);
-  }
+  for (; i + lanes <= n; i += lanes) StoreBf16Bits(df, hn::LoadU(df, x + i), out + i);
   for (; i < n; ++i) out[i] = bf16_scalar::bf16_bits(x[i]);
 }
 

@@ -7,7 +7,9 @@
 #define HWY_TARGET_INCLUDE "scalelab/kernels/column_sums.cpp"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 #include "hwy/highway.h"
+#include "scalelab/kernels/bf16_round-inl.hpp"
 #include "scalelab/kernels/column_sums.hpp"
+#include "scalelab/kernels/precision.hpp"
 #include "scalelab/kernels/simd_dispatch.hpp"
 
 #include <algorithm>
@@ -25,53 +27,63 @@ constexpr int64_t kRowChunk = 32;
 constexpr int64_t kMaxWidth = 512;  // columns of one call (the block of a thread)
 
 // kV vectors of columns: rows [0, rows) of dy (row stride ld) added to the even and odd rows'
-// accumulators even[0 : kV·L], odd[0 : kV·L], held in registers over the rows.
+// accumulators even[0 : kV·L], odd[0 : kV·L], held in registers over the rows; with bits (row
+// stride ld), each vector read is also stored there as bf16 bits (bf16_round-inl.hpp).
 template <size_t kV>
 HWY_INLINE void StripSums(const float* HWY_RESTRICT dy, int64_t rows, int64_t ld,
-                          float* HWY_RESTRICT even_sums, float* HWY_RESTRICT odd_sums) {
+                          float* HWY_RESTRICT even_sums, float* HWY_RESTRICT odd_sums,
+                          uint16_t* HWY_RESTRICT bits) {
   const DF d;
   const size_t L = hn::Lanes(d);
   hn::Vec<DF> even[kV], odd[kV];
   for (size_t v = 0; v < kV; ++v)
     even[v] = hn::Load(d, even_sums + v * L), odd[v] = hn::Load(d, odd_sums + v * L);
+  const auto add_row = [&](hn::Vec<DF>* acc, int64_t r) {
+    for (size_t v = 0; v < kV; ++v) {
+      const auto x = hn::LoadU(d, dy + r * ld + v * L);
+      acc[v] = hn::Add(acc[v], x);
+      if (bits) StoreBf16Bits(d, x, bits + r * ld + v * L);
+    }
+  };
   int64_t r = 0;
-  for (; r + 2 <= rows; r += 2) {
-    const float* a = dy + r * ld;
-    const float* b = a + ld;
-    for (size_t v = 0; v < kV; ++v) even[v] = hn::Add(even[v], hn::LoadU(d, a + v * L));
-    for (size_t v = 0; v < kV; ++v) odd[v] = hn::Add(odd[v], hn::LoadU(d, b + v * L));
-  }
-  if (r < rows)
-    for (size_t v = 0; v < kV; ++v) even[v] = hn::Add(even[v], hn::LoadU(d, dy + r * ld + v * L));
+  for (; r + 2 <= rows; r += 2) add_row(even, r), add_row(odd, r + 1);
+  if (r < rows) add_row(even, r);
   for (size_t v = 0; v < kV; ++v)
     hn::Store(even[v], d, even_sums + v * L), hn::Store(odd[v], d, odd_sums + v * L);
 }
 
-// Columns [0, width) of dy (row stride ld, width <= kMaxWidth) into sums[0 : width).
+// Columns [0, width) of dy (row stride ld, width <= kMaxWidth) into sums[0 : width); with bits,
+// their bf16 bits too (row stride ld).
 void ColumnBlockSums(const float* HWY_RESTRICT dy, int64_t rows, int64_t ld, int64_t width,
-                     float* HWY_RESTRICT sums) {
+                     float* HWY_RESTRICT sums, uint16_t* HWY_RESTRICT bits) {
   const int64_t L = static_cast<int64_t>(hn::Lanes(DF()));
   HWY_ALIGN float even[kMaxWidth], odd[kMaxWidth];
   std::fill(even, even + width, 0.0f);
   std::fill(odd, odd + width, 0.0f);
   for (int64_t r0 = 0; r0 < rows; r0 += kRowChunk) {
     const float* chunk = dy + r0 * ld;
+    uint16_t* chunk_bits = bits ? bits + r0 * ld : nullptr;
+    const auto at = [&](int64_t c) { return chunk_bits ? chunk_bits + c : nullptr; };
     const int64_t n = std::min(kRowChunk, rows - r0);
     int64_t c = 0;
-    for (; c + 4 * L <= width; c += 4 * L) StripSums<4>(chunk + c, n, ld, even + c, odd + c);
-    for (; c + L <= width; c += L) StripSums<1>(chunk + c, n, ld, even + c, odd + c);
+    for (; c + 4 * L <= width; c += 4 * L) StripSums<4>(chunk + c, n, ld, even + c, odd + c, at(c));
+    for (; c + L <= width; c += L) StripSums<1>(chunk + c, n, ld, even + c, odd + c, at(c));
     for (; c < width; ++c) {  // the last columns, one at a time, in the same order
       int64_t r = 0;
       for (; r + 2 <= n; r += 2) even[c] += chunk[r * ld + c], odd[c] += chunk[(r + 1) * ld + c];
       if (r < n) even[c] += chunk[r * ld + c];
+      if (chunk_bits)
+        for (r = 0; r < n; ++r) chunk_bits[r * ld + c] = f32_to_bf16_bits(chunk[r * ld + c]);
     }
   }
   for (int64_t c = 0; c < width; ++c) sums[c] += even[c] + odd[c];
 }
 
-void ColumnSums(const float* dy, int64_t rows, int64_t ld, int64_t width, float* sums) {
+void ColumnSums(const float* dy, int64_t rows, int64_t ld, int64_t width, float* sums,
+                uint16_t* bits) {
   for (int64_t c = 0; c < width; c += kMaxWidth)
-    ColumnBlockSums(dy + c, rows, ld, std::min(kMaxWidth, width - c), sums + c);
+    ColumnBlockSums(dy + c, rows, ld, std::min(kMaxWidth, width - c), sums + c,
+                    bits ? bits + c : nullptr);
 }
 
 }  // namespace HWY_NAMESPACE
@@ -107,13 +119,24 @@ void add_column_sums_plain(const T* dy, int64_t rows, int64_t cols, T* sums) {
   }
 }
 
-void add_column_sums(const float* dy, int64_t rows, int64_t cols, float* sums) {
+namespace {
+void column_sums(const float* dy, int64_t rows, int64_t cols, float* sums, uint16_t* bits) {
   apply_simd_environment();
   const int64_t width = block_width(cols);
   parallel_for((cols + width - 1) / width, [&](int64_t block) {
     const int64_t c0 = block * width, w = std::min(cols, c0 + width) - c0;
-    HWY_DYNAMIC_DISPATCH(ColumnSums)(dy + c0, rows, cols, w, sums + c0);
+    HWY_DYNAMIC_DISPATCH(ColumnSums)(dy + c0, rows, cols, w, sums + c0, bits ? bits + c0 : nullptr);
   });
+}
+}  // namespace
+
+void add_column_sums(const float* dy, int64_t rows, int64_t cols, float* sums) {
+  column_sums(dy, rows, cols, sums, nullptr);
+}
+
+void add_column_sums_and_bf16(const float* dy, int64_t rows, int64_t cols, float* sums,
+                              uint16_t* bits) {
+  column_sums(dy, rows, cols, sums, bits);
 }
 
 void add_column_sums(const double* dy, int64_t rows, int64_t cols, double* sums) {

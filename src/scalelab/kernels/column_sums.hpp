@@ -19,6 +19,11 @@ namespace scalelab {
 
 // The fast kernel for float; the plain twin for double.
 void add_column_sums(const float* dy, int64_t rows, int64_t cols, float* sums);
+// The same sums, and bits[r, o] = bf16 bits of dy[r, o] (f32_to_bf16_row's rounding; row stride
+// cols) written as dy is read: a bias's gradient and the bf16 copy of dy for the products, in one
+// pass over dy instead of two.
+void add_column_sums_and_bf16(const float* dy, int64_t rows, int64_t cols, float* sums,
+                              uint16_t* bits);
 void add_column_sums(const double* dy, int64_t rows, int64_t cols, double* sums);
 
 // The plain twin: the loops above as written, one thread.

@@ -6,6 +6,13 @@
 
 namespace scalelab {
 
+// dy's bf16 copy for a layer's backward products, where the float GEMMs keep copies (Bf16Copy;
+// null elsewhere), made in one pass over dy with the bias gradient db += colsum(dy)
+// (add_column_sums_and_bf16) when db is given; *db_done says whether db was updated (without a
+// copy it is not: the caller sums dy where the products have just read it).
+const uint16_t* convert_output_gradient(Bf16Copy& copy, const float* dy, int64_t rows,
+                                        int64_t cols, float* db, bool* db_done);
+
 template <class T>
 class Linear {
  public:

@@ -59,19 +59,20 @@ void StackedLinear<T>::backward(const T* dy, T* dx, bool accumulate_dx) {
   dw_.resize({width_, in_});
   db_.resize({has_bias_ ? width_ : 0});
   db_.zero();
-  // db = colsum(dy), where dy's floats were just read (Linear::backward says why)
+  // db = colsum(dy), where dy's floats are read anyway (Linear::backward says why)
   const auto bias_gradient = [&] {
     if (has_bias_) add_column_sums(dy, rows_, width_, db_.data());
   };
   if constexpr (std::is_same_v<T, float>) {
     thread_local Bf16Copy dy_bf16;
-    const uint16_t* dy_bits = dy_bf16.convert(dy, rows_ * width_);
-    if (dy_bits) bias_gradient();
+    bool db_done = false;
+    const uint16_t* dy_bits = convert_output_gradient(dy_bf16, dy, rows_, width_,
+                                                      has_bias_ ? db_.data() : nullptr, &db_done);
     const FloatOperand dy_operand{dy, dy_bits};
     gemm_operands(dw_shape, dy_operand, {saved_x_, x_bf16_.bits_of(saved_x_, rows_ * in_)},
                   dw_.data(), 1.0f, 0.0f);
     if (dx) gemm_operands(dx_shape, dy_operand, {w_.data(), w_bf16_.bits()}, dx, 1.0f, dx_beta);
-    if (!dy_bits) bias_gradient();
+    if (!db_done) bias_gradient();
   } else {
     gemm<T>(dw_shape, dy, saved_x_, dw_.data(), T(1), T(0));
     if (dx) gemm<T>(dx_shape, dy, w_.data(), dx, T(1), dx_beta);
