@@ -316,6 +316,7 @@ void MultiHeadAttention<T>::forward_step(const AttentionStep& step, const T* x, 
     SL_CHECK(cache.sequences == B && pos < cache.capacity, "KvCache: ", B, " rows at position ", pos,
              " do not fit a cache of ", cache.sequences, " sequences x ", cache.capacity, " positions");
   }
+  stacking_ = Stacking::none;  // one token's projections, each its own GEMM
   qraw_.resize({B, d});
   ctx_.resize({B, d});
   q_.forward(x, B, qraw_.data());
