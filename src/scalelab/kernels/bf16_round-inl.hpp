@@ -21,7 +21,7 @@ namespace hn = hwy::HWY_NAMESPACE;
 
 // out[0 : lanes) = bf16 bits of x (a vector of the full float tag).
 template <class DF>
-HWY_INLINE void StoreBf16Bits(DF df, hn::Vec<DF> x, uint16_t* HWY_RESTRICT out) {
+HWY_INLINE void StoreBf16Bits(DF /* tag */, hn::Vec<DF> x, uint16_t* HWY_RESTRICT out) {
   const hn::RebindToUnsigned<DF> du32;
   const hn::RebindToSigned<DF> di32;
   const hn::Rebind<uint16_t, DF> du16;
@@ -34,7 +34,6 @@ HWY_INLINE void StoreBf16Bits(DF df, hn::Vec<DF> x, uint16_t* HWY_RESTRICT out) 
       du32, hn::Gt(hn::BitCast(di32, hn::And(u, hn::Set(du32, 0x7FFFFFFFu))), hn::Set(di32, 0x7F800000)));
   const auto nan = hn::Or(hn::And(high, hn::Set(du32, 0x8000u)), hn::Set(du32, 0x7FC0u));
   const auto bits = hn::IfThenElse(is_nan, nan, rounded);  // each lane < 2^16
-  (void)df;
   hn::StoreU(hn::DemoteTo(du16, hn::BitCast(di32, bits)), du16, out);
 }
 

@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <type_traits>
 
 HWY_BEFORE_NAMESPACE();
 namespace scalelab {
@@ -28,8 +29,8 @@ constexpr int64_t kMaxWidth = 512;  // columns of one call (the block of a threa
 
 // kV vectors of columns: rows [0, rows) of dy (row stride ld) added to the even and odd rows'
 // accumulators even[0 : kV·L], odd[0 : kV·L], held in registers over the rows; with bits (row
-// stride ld), each vector read is also stored there as bf16 bits (bf16_round-inl.hpp).
-template <size_t kV>
+// stride ld; kBits), each vector read is also stored there as bf16 bits (bf16_round-inl.hpp).
+template <size_t kV, bool kBits>
 HWY_INLINE void StripSums(const float* HWY_RESTRICT dy, int64_t rows, int64_t ld,
                           float* HWY_RESTRICT even_sums, float* HWY_RESTRICT odd_sums,
                           uint16_t* HWY_RESTRICT bits) {
@@ -42,7 +43,7 @@ HWY_INLINE void StripSums(const float* HWY_RESTRICT dy, int64_t rows, int64_t ld
     for (size_t v = 0; v < kV; ++v) {
       const auto x = hn::LoadU(d, dy + r * ld + v * L);
       acc[v] = hn::Add(acc[v], x);
-      if (bits) StoreBf16Bits(d, x, bits + r * ld + v * L);
+      if constexpr (kBits) StoreBf16Bits(d, x, bits + r * ld + v * L);
     }
   };
   int64_t r = 0;
@@ -63,11 +64,16 @@ void ColumnBlockSums(const float* HWY_RESTRICT dy, int64_t rows, int64_t ld, int
   for (int64_t r0 = 0; r0 < rows; r0 += kRowChunk) {
     const float* chunk = dy + r0 * ld;
     uint16_t* chunk_bits = bits ? bits + r0 * ld : nullptr;
-    const auto at = [&](int64_t c) { return chunk_bits ? chunk_bits + c : nullptr; };
     const int64_t n = std::min(kRowChunk, rows - r0);
     int64_t c = 0;
-    for (; c + 4 * L <= width; c += 4 * L) StripSums<4>(chunk + c, n, ld, even + c, odd + c, at(c));
-    for (; c + L <= width; c += L) StripSums<1>(chunk + c, n, ld, even + c, odd + c, at(c));
+    // the strips, without or with the bf16 copy (a branch per call, not per vector)
+    const auto strip = [&](auto vectors, int64_t col) {
+      constexpr size_t kV = decltype(vectors)::value;
+      if (chunk_bits) StripSums<kV, true>(chunk + col, n, ld, even + col, odd + col, chunk_bits + col);
+      else StripSums<kV, false>(chunk + col, n, ld, even + col, odd + col, nullptr);
+    };
+    for (; c + 4 * L <= width; c += 4 * L) strip(std::integral_constant<size_t, 4>(), c);
+    for (; c + L <= width; c += L) strip(std::integral_constant<size_t, 1>(), c);
     for (; c < width; ++c) {  // the last columns, one at a time, in the same order
       int64_t r = 0;
       for (; r + 2 <= n; r += 2) even[c] += chunk[r * ld + c], odd[c] += chunk[(r + 1) * ld + c];

@@ -201,7 +201,8 @@ void MultiHeadAttention<T>::backward(const T* dy, T* dx_q, T* dx_kv) {
   AttentionExtraGrads<T> extra;
   extra.dhead_scales = opt_.attention.learned_temperature ? temperature_.grad.data() : nullptr;
   extra.dbias = static_cast<T*>(call_.dbias);
-  // dq, dk (dkey), dv (dval) in the layout of q, k, v: blocks of dproj_ where the projections were stacked
+  // dq, dk (dkey), dv (dval) in the layout of q, k, v: blocks of dproj_ where the projections
+  // were stacked
   T *dq = nullptr, *dkey = nullptr, *dval = nullptr;
   if (stacking_ == Stacking::qkv) {
     SL_CHECK(dx_q == dx_kv, "MultiHeadAttention::backward: self-attention (x_q == x_kv) needs "

@@ -11,14 +11,13 @@ namespace scalelab {
 const uint16_t* convert_output_gradient(Bf16Copy& copy, const float* dy, int64_t rows,
                                         int64_t cols, float* db, bool* db_done) {
   *db_done = false;
+  if (!db) return copy.convert(dy, rows * cols);
   uint16_t* bits = copy.reserve(dy, rows * cols);
-  if (!bits) return nullptr;
-  if (db) {
+  if (bits) {
     add_column_sums_and_bf16(dy, rows, cols, db, bits);
     *db_done = true;
-    return bits;
   }
-  return copy.convert(dy, rows * cols);
+  return bits;
 }
 
 template <class T>
