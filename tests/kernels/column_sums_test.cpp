@@ -1,7 +1,7 @@
 // kernels/column_sums against its plain twin, bit for bit: on every compiled SIMD target, widths
-// around the vector widths and past one thread's block (512), odd and even row counts (the two
-// chains of adds), row counts around the kernel's row chunk, 1 and 2 threads; and the sums added
-// to what the output held. The variant that also writes dy's bf16 copy: the same sums, every
+// around the vector widths and the strips of 4 vectors, odd and even row counts (the two chains of
+// adds), row counts around the row chunk and with fewer chunks than threads (the columns split
+// too), 1 and 2 threads; and the sums added to what the output held. The variant that also writes dy's bf16 copy: the same sums, every
 // element's bits the rounding twin's. Bit-identical is the contract: the order of the adds is fixed.
 #include "scalelab/kernels/column_sums.hpp"
 
@@ -39,7 +39,7 @@ TEST(ColumnSums, EveryTargetAndThreadCountEqualsPlainTwinBitForBit) {
     force_simd_target(target);
     for (int threads : {1, 2}) {
       const ScopedNumThreads scoped(threads);
-      for (int64_t rows : {1, 2, 3, 31, 32, 33, 64, 97})
+      for (int64_t rows : {0, 1, 2, 3, 31, 32, 33, 64, 97, 200})
         for (int64_t cols : {1, 7, 8, 15, 16, 17, 33, 64, 65, 100, 256, 513, 1100})
           expect_twin_bits(rows, cols, target + ", " + std::to_string(threads) + " thread(s)");
     }
@@ -102,6 +102,28 @@ TEST(ColumnSums, SumsInTheTwoChainsOrder) {
   float row_order = 0.0f;
   for (int64_t r = 0; r < 4; ++r) row_order += dy[r * cols];
   EXPECT_EQ(row_order, 1.0f);
+}
+
+// The chunks are observable too: down a column with 1e8 at row 0, -1e8 at row 32 and 1 at row 34
+// (all even rows), one chain over all rows gives 1 (1e8 - 1e8, then + 1); the chunked order gives
+// 0: chunk 1's partial -1e8 + 1 rounds to -1e8 (float's spacing there is 8), and 1e8 - 1e8 = 0.
+// With 2 threads the two chunks are summed by different threads and added in the same order.
+TEST(ColumnSums, AddsTheChunksPartialsInChunkOrder) {
+  const int64_t rows = 2 * kColumnSumRowChunk, cols = 37;
+  std::vector<float> dy(static_cast<size_t>(rows * cols), 0.0f);
+  for (int64_t o = 0; o < cols; ++o)
+    dy[o] = 1e8f, dy[32 * cols + o] = -1e8f, dy[34 * cols + o] = 1.0f;
+  float one_chain = 0.0f;
+  for (int64_t r = 0; r < rows; r += 2) one_chain += dy[r * cols];
+  EXPECT_EQ(one_chain, 1.0f);
+  for (int threads : {1, 2}) {
+    const ScopedNumThreads scoped(threads);
+    std::vector<float> sums(cols, 0.0f), twin(cols, 0.0f);
+    add_column_sums(dy.data(), rows, cols, sums.data());
+    add_column_sums_plain(dy.data(), rows, cols, twin.data());
+    EXPECT_EQ(sums, std::vector<float>(cols, 0.0f)) << threads << " thread(s)";
+    EXPECT_EQ(twin, std::vector<float>(cols, 0.0f));
+  }
 }
 
 }  // namespace

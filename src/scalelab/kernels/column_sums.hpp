@@ -3,19 +3,29 @@
 //
 //   sums[o] += Σ_r dy[r, o]
 //
-// Every column is summed in one fixed order, whatever the SIMD width or the thread count: the even
-// rows added in row order into one float accumulator and the odd rows into another (two chains of
-// adds, so the adds of consecutive rows overlap), then sums[o] += even[o] + odd[o]. The fast
-// kernel (Highway, every compiled target, chosen at run time) and its plain twin give the same bits.
+// Every column is summed in one fixed order, whatever the SIMD width or the thread count. The rows
+// fall in chunks of kColumnSumRowChunk; in chunk k the even rows are added in row order into one
+// float accumulator and the odd rows into another (two chains of adds, so the adds of consecutive
+// rows overlap), and the chunk's partial is p_k = even + odd. Then
 //
-// Threads take blocks of whole columns (one block per thread, at most 512 columns wide, a multiple
-// of 16); a block is read in chunks of 32 rows, each chunk's rows once per strip of columns while
-// they sit in L1/L2 (summing a strip of columns down all rows strode a page per row and spent its
-// time in TLB misses).
+//   total = ((0 + p_0) + p_1) + ...   (chunk order),   sums[o] += total.
+//
+// The fast kernel (Highway, every compiled target, chosen at run time) and its plain twin give the
+// same bits.
+//
+// Threads take runs of whole chunks, rows 0.. to the first thread as the GEMMs' row bands are
+// (kernels/gemm.cpp), so a thread reads the rows it wrote and has in its own cache: splitting the
+// columns instead made each thread read every row, half of them from the other core, at 2.7× the
+// time for 1024 × 64 just written by a GEMM (docs/performance.md). Only where there are fewer chunks
+// than threads are the columns split too. The partials wait in a scratch of chunks × cols floats
+// (1/32 of dy) and are added up after.
 #pragma once
 #include <cstdint>
 
 namespace scalelab {
+
+// Rows per chunk (even, so a row's parity is the same in its chunk as in dy).
+inline constexpr int64_t kColumnSumRowChunk = 32;
 
 // The fast kernel for float; the plain twin for double.
 void add_column_sums(const float* dy, int64_t rows, int64_t cols, float* sums);
@@ -26,7 +36,7 @@ void add_column_sums_and_bf16(const float* dy, int64_t rows, int64_t cols, float
                               uint16_t* bits);
 void add_column_sums(const double* dy, int64_t rows, int64_t cols, double* sums);
 
-// The plain twin: the loops above as written, one thread.
+// The plain twin: the order above as written, one thread.
 template <class T>
 void add_column_sums_plain(const T* dy, int64_t rows, int64_t cols, T* sums);
 

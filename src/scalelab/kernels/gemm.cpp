@@ -449,7 +449,7 @@ uint16_t* Bf16Copy::reserve(const float* x, int64_t n) {
   valid_ = matmul_precision() == MatmulPrecision::bf16 && bf16_matmul_uses_hardware();
   source_ = x, n_ = n;
   if (!valid_) return nullptr;
-  if (static_cast<int64_t>(bits_.size()) < n) bits_.resize(static_cast<size_t>(n));
+  if (bits_.numel() < n) bits_.resize({n});
   return bits_.data();
 }
 

@@ -18,6 +18,8 @@
 #include <string>
 #include <vector>
 
+#include "scalelab/core/tensor.hpp"
+
 namespace scalelab {
 
 struct GemmShape {
@@ -79,7 +81,9 @@ class Bf16Copy {
   }
 
  private:
-  std::vector<uint16_t> bits_;
+  // 64-byte aligned (a Tensor): threads write the copy in bands of rows (a GEMM's bf16 output, the
+  // column sums), and bands of rows a multiple of 64 bytes long then share no cache line.
+  Tensor<uint16_t> bits_;
   bool valid_ = false;
   const float* source_ = nullptr;
   int64_t n_ = 0;
