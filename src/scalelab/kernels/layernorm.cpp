@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <cmath>
 #include <type_traits>
-#include <vector>
 
 #include <omp.h>
 
 #include "scalelab/core/parallel.hpp"
+#include "scalelab/core/tensor.hpp"
 #include "scalelab/kernels/layernorm_simd.hpp"
 
 namespace scalelab {
@@ -80,19 +80,27 @@ void layernorm_forward(const NormShape& s, const T* x, const T* gamma, const T* 
   });
 }
 
-// Thread t of `threads` takes rows [rows·t/threads, rows·(t+1)/threads) and sums their
-// dgamma/dbeta into its own buffer, in row order; the buffers are reduced at the end in thread
-// order (deterministic for a fixed thread count).
+// Thread t of the team takes rows [rows·t/team, rows·(t+1)/team) and sums their dgamma/dbeta
+// into its own buffer, in row order; the buffers are reduced at the end in thread order
+// (deterministic for a fixed thread count). Each thread's buffer starts on its own cache line (the
+// scratch is 64-byte aligned, a thread's part rounded up to 64 bytes): the buffers are read and
+// written at every row, and a line shared by two threads moved between the cores at every row.
 template <class T>
 void layernorm_backward(const NormShape& s, const T* dy, const T* x, const T* gamma, const T* mean,
                         const T* rstd, T* dx, T* dgamma, T* dbeta) {
-  const int threads = num_threads();
-  std::vector<T> partial(static_cast<size_t>(threads) * 2 * s.cols, T(0));
-#pragma omp parallel num_threads(threads)
+  constexpr int64_t kLine = 64 / sizeof(T);
+  const int64_t stride = (2 * s.cols + kLine - 1) / kLine * kLine;
+  thread_local Tensor<T> partial;  // grows, never shrinks; each thread zeroes its own part
+  partial.resize({static_cast<int64_t>(num_threads()) * stride});
+  T* const parts = partial.data();  // (inside the region `partial` would be each thread's own)
+  int team_size = 1;
+#pragma omp parallel num_threads(num_threads())
   {
     const int t = omp_get_thread_num(), team = omp_get_num_threads();
-    T* my_dgamma = partial.data() + static_cast<size_t>(t) * 2 * s.cols;
+    if (t == 0) team_size = team;
+    T* my_dgamma = parts + t * stride;
     T* my_dbeta = my_dgamma + s.cols;
+    std::fill(my_dgamma, my_dgamma + 2 * s.cols, T(0));
     const int64_t r0 = s.rows * t / team, r1 = s.rows * (t + 1) / team;
     if constexpr (std::is_same_v<T, float>) {  // the vectorised twin of layernorm_backward_row
       layernorm_backward_rows_simd(dy + r0 * s.cols, x + r0 * s.cols, gamma, rstd + r0,
@@ -103,8 +111,8 @@ void layernorm_backward(const NormShape& s, const T* dy, const T* x, const T* ga
                                dx + r * s.cols, my_dgamma, my_dbeta);
     }
   }
-  for (int t = 0; t < threads; ++t) {
-    const T* pg = partial.data() + static_cast<size_t>(t) * 2 * s.cols;
+  for (int t = 0; t < team_size; ++t) {
+    const T* pg = parts + t * stride;
     for (int64_t j = 0; j < s.cols; ++j) {
       dgamma[j] += pg[j];
       dbeta[j] += pg[s.cols + j];

@@ -3,9 +3,10 @@
 #include <omp.h>
 
 #include <cmath>
-#include <vector>
+#include <algorithm>
 
 #include "scalelab/core/parallel.hpp"
+#include "scalelab/core/tensor.hpp"
 
 namespace scalelab {
 namespace {
@@ -45,20 +46,30 @@ void rmsnorm_forward(const NormShape& s, const T* x, const T* gamma, T* y, T* rs
 }
 
 // Per-thread dgamma partials, reduced in thread order (deterministic for a fixed thread count).
+// Each thread's partials start on their own cache line (a 64-byte aligned scratch, parts rounded
+// up to 64 bytes): they are written at every row, and a line shared by two threads moved between
+// the cores at every row (as layernorm_backward's did).
 template <class T>
 void rmsnorm_backward(const NormShape& s, const T* dy, const T* x, const T* gamma, const T* rstd,
                       T* dx, T* dgamma) {
-  const int threads = num_threads();
-  std::vector<T> partial(static_cast<size_t>(threads) * s.cols, T(0));
-#pragma omp parallel num_threads(threads)
+  constexpr int64_t kLine = 64 / sizeof(T);
+  const int64_t stride = (s.cols + kLine - 1) / kLine * kLine;
+  thread_local Tensor<T> partial;  // grows, never shrinks; each thread zeroes its own part
+  partial.resize({static_cast<int64_t>(num_threads()) * stride});
+  T* const parts = partial.data();  // (inside the region `partial` would be each thread's own)
+  int team_size = 1;
+#pragma omp parallel num_threads(num_threads())
   {
-    T* mine = partial.data() + static_cast<size_t>(omp_get_thread_num()) * s.cols;
+    const int t = omp_get_thread_num();
+    if (t == 0) team_size = omp_get_num_threads();
+    T* mine = parts + t * stride;
+    std::fill(mine, mine + s.cols, T(0));
 #pragma omp for schedule(static)
     for (int64_t r = 0; r < s.rows; ++r)
       rmsnorm_backward_row(s, dy + r * s.cols, x + r * s.cols, gamma, rstd[r], dx + r * s.cols, mine);
   }
-  for (int t = 0; t < threads; ++t)
-    for (int64_t j = 0; j < s.cols; ++j) dgamma[j] += partial[static_cast<size_t>(t) * s.cols + j];
+  for (int t = 0; t < team_size; ++t)
+    for (int64_t j = 0; j < s.cols; ++j) dgamma[j] += parts[t * stride + j];
 }
 
 template <class T>
