@@ -34,7 +34,7 @@ CATEGORIES = [
     ("layernorm", r"[Ll]ayer[Nn]orm|layernorm"),
     ("dropout + residual add", r"Dropout|ResidualAdd"),
     ("activation", r"activation_|relu_rows|mask_rows"),  # the ReLU and its mask after a GEMM band
-    ("bias add / bias gradient", r"add_row_vector|add_column_sums|ColumnBlockSums"),
+    ("bias add / bias gradient", r"add_row_vector|add_column_sums|ChunkPartials|AddChunkPartials|PartialsOfChunks|column_sums"),
     ("loss", r"cross_entropy"),
     ("optimizer + clipping", r"Optimizer|clip_grad|zero_grad|adam_update"),
     ("embedding + positions", r"Embedding|sinusoidal|positions"),
