@@ -24,6 +24,8 @@ namespace hn = hwy::HWY_NAMESPACE;
 using DD = hn::ScalableTag<double>;
 using DF = hn::Rebind<float, DD>;
 
+constexpr int64_t kKept = 256;  // columns whose promoted x and g a backward row keeps between passes
+
 void LayerNormRow(const float* HWY_RESTRICT x, const float* HWY_RESTRICT gamma,
                   const float* HWY_RESTRICT beta, float* HWY_RESTRICT y, float* mean, float* rstd,
                   int64_t cols, double eps) {
@@ -66,12 +68,17 @@ void LayerNormBackwardRow(const float* HWY_RESTRICT dy, const float* HWY_RESTRIC
   const DF df;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(dd));
   const double rstd = rstd_f;
+  // A row of up to kKept columns keeps its promoted x and g for the second pass (the same values:
+  // promotion is exact), instead of loading and promoting x, dy and gamma again.
+  HWY_ALIGN double x_kept[kKept], g_kept[kKept];
+  const bool keep = cols <= kKept;
   auto acc_x = hn::Zero(dd), acc_g = hn::Zero(dd), acc_gx = hn::Zero(dd);
   int64_t j = 0;
   for (; j + lanes <= cols; j += lanes) {
     const auto dyf = hn::LoadU(df, dy + j);
     const auto xd = hn::PromoteTo(dd, hn::LoadU(df, x + j));
     const auto g = hn::Mul(hn::PromoteTo(dd, dyf), hn::PromoteTo(dd, hn::LoadU(df, gamma + j)));
+    if (keep) hn::Store(xd, dd, x_kept + j), hn::Store(g, dd, g_kept + j);
     acc_x = hn::Add(acc_x, xd);
     acc_g = hn::Add(acc_g, g);
     acc_gx = hn::Add(acc_gx, hn::Mul(g, xd));
@@ -94,8 +101,10 @@ void LayerNormBackwardRow(const float* HWY_RESTRICT dy, const float* HWY_RESTRIC
   const auto vmg = hn::Set(dd, mean_g), vmgx = hn::Set(dd, mean_g_xhat);
   for (j = 0; j + lanes <= cols; j += lanes) {
     const auto dyf = hn::LoadU(df, dy + j);
-    const auto xhat = hn::Mul(hn::Sub(hn::PromoteTo(dd, hn::LoadU(df, x + j)), vmean), vr);
-    const auto g = hn::Mul(hn::PromoteTo(dd, dyf), hn::PromoteTo(dd, hn::LoadU(df, gamma + j)));
+    const auto xd = keep ? hn::Load(dd, x_kept + j) : hn::PromoteTo(dd, hn::LoadU(df, x + j));
+    const auto xhat = hn::Mul(hn::Sub(xd, vmean), vr);
+    const auto g = keep ? hn::Load(dd, g_kept + j)
+                        : hn::Mul(hn::PromoteTo(dd, dyf), hn::PromoteTo(dd, hn::LoadU(df, gamma + j)));
     const auto d = hn::Mul(vr, hn::Sub(hn::Sub(g, vmg), hn::Mul(xhat, vmgx)));
     hn::StoreU(hn::DemoteTo(df, d), df, dx + j);
     hn::StoreU(hn::Add(hn::LoadU(df, dgamma + j), hn::Mul(dyf, hn::DemoteTo(df, xhat))), df, dgamma + j);
