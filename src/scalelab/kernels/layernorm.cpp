@@ -7,8 +7,8 @@
 #include <omp.h>
 
 #include "scalelab/core/parallel.hpp"
-#include "scalelab/core/tensor.hpp"
 #include "scalelab/kernels/layernorm_simd.hpp"
+#include "scalelab/kernels/thread_partials.hpp"
 
 namespace scalelab {
 namespace {
@@ -82,17 +82,13 @@ void layernorm_forward(const NormShape& s, const T* x, const T* gamma, const T* 
 
 // Thread t of the team takes rows [rows·t/team, rows·(t+1)/team) and sums their dgamma/dbeta
 // into its own buffer, in row order; the buffers are reduced at the end in thread order
-// (deterministic for a fixed thread count). Each thread's buffer starts on its own cache line (the
-// scratch is 64-byte aligned, a thread's part rounded up to 64 bytes): the buffers are read and
-// written at every row, and a line shared by two threads moved between the cores at every row.
+// (deterministic for a fixed thread count). Each thread's buffer sits on its own cache lines
+// (kernels/thread_partials.hpp).
 template <class T>
 void layernorm_backward(const NormShape& s, const T* dy, const T* x, const T* gamma, const T* mean,
                         const T* rstd, T* dx, T* dgamma, T* dbeta) {
-  constexpr int64_t kLine = 64 / sizeof(T);
-  const int64_t stride = (2 * s.cols + kLine - 1) / kLine * kLine;
-  thread_local Tensor<T> partial;  // grows, never shrinks; each thread zeroes its own part
-  partial.resize({static_cast<int64_t>(num_threads()) * stride});
-  T* const parts = partial.data();  // (inside the region `partial` would be each thread's own)
+  int64_t stride = 0;  // each thread's part: dgamma then dbeta, zeroed by its thread
+  T* const parts = thread_partials<T>(num_threads(), 2 * s.cols, &stride);
   int team_size = 1;
 #pragma omp parallel num_threads(num_threads())
   {

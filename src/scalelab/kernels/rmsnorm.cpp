@@ -6,7 +6,7 @@
 #include <algorithm>
 
 #include "scalelab/core/parallel.hpp"
-#include "scalelab/core/tensor.hpp"
+#include "scalelab/kernels/thread_partials.hpp"
 
 namespace scalelab {
 namespace {
@@ -45,18 +45,13 @@ void rmsnorm_forward(const NormShape& s, const T* x, const T* gamma, T* y, T* rs
   });
 }
 
-// Per-thread dgamma partials, reduced in thread order (deterministic for a fixed thread count).
-// Each thread's partials start on their own cache line (a 64-byte aligned scratch, parts rounded
-// up to 64 bytes): they are written at every row, and a line shared by two threads moved between
-// the cores at every row (as layernorm_backward's did).
+// Per-thread dgamma partials, reduced in thread order (deterministic for a fixed thread count),
+// each on its own cache lines (kernels/thread_partials.hpp).
 template <class T>
 void rmsnorm_backward(const NormShape& s, const T* dy, const T* x, const T* gamma, const T* rstd,
                       T* dx, T* dgamma) {
-  constexpr int64_t kLine = 64 / sizeof(T);
-  const int64_t stride = (s.cols + kLine - 1) / kLine * kLine;
-  thread_local Tensor<T> partial;  // grows, never shrinks; each thread zeroes its own part
-  partial.resize({static_cast<int64_t>(num_threads()) * stride});
-  T* const parts = partial.data();  // (inside the region `partial` would be each thread's own)
+  int64_t stride = 0;  // each thread's part, zeroed by its thread
+  T* const parts = thread_partials<T>(num_threads(), s.cols, &stride);
   int team_size = 1;
 #pragma omp parallel num_threads(num_threads())
   {
