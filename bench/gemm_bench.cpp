@@ -2,7 +2,8 @@
 // bf16 matmul where this process's probe measured it no slower than f32: bf16_hw = 1), on the shapes of a G2P training step
 // (configs/g2p.toml: d_model 256, d_ff 1024, about 500-1000 token rows per batch) and of
 // train_step_bench's standard configurations (2048 token rows: (a) and (b) d_model 256, d_ff 1024;
-// (c) d_model 512, d_ff 2048), whose fraction of the FMA peak these GEMMs bound. The bf16 figure
+// (c) d_model 512, d_ff 2048; `small`: 1024 token rows, d_model 64, d_ff 256, q/k/v stacked into
+// one 64 -> 192 map), whose fraction of the FMA peak these GEMMs bound. The bf16 figure
 // includes rounding the two f32 operands into bf16 buffers on every call, as training does.
 //
 //   forward   x[rows, in] · W[out, in]ᵀ     (NT)
@@ -58,7 +59,9 @@ void shapes(benchmark::internal::Benchmark* b) {
   for (int64_t threads : {1, 2})
     for (int64_t precision : {0, 1})
       for (int64_t op : {0, 1, 2})
-        for (auto [rows, in, out] : {std::tuple<int64_t, int64_t, int64_t>{832, 256, 256},
+        for (auto [rows, in, out] : {std::tuple<int64_t, int64_t, int64_t>{1024, 64, 64},
+                                     {1024, 64, 192}, {1024, 64, 256}, {1024, 256, 64},  // small
+                                     {832, 256, 256},
                                      {832, 256, 1024}, {832, 1024, 256},  // G2P
                                      {2048, 256, 256}, {2048, 256, 1024}, {2048, 1024, 256},  // (a), (b)
                                      {2048, 512, 512}, {2048, 512, 2048}, {2048, 2048, 512}})  // (c)

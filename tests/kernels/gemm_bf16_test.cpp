@@ -15,6 +15,7 @@
 #include <gtest/gtest.h>
 
 #include "scalelab/core/error.hpp"
+#include "scalelab/core/parallel.hpp"
 #include "scalelab/core/rng.hpp"
 #include "scalelab/kernels/gemm.hpp"
 #include "scalelab/kernels/gemm_speed_probe.hpp"
@@ -23,7 +24,7 @@
 namespace scalelab {
 namespace {
 
-constexpr double kSumTolerance = 1e-5;     // f32 accumulation over k <= 300, any order
+constexpr double kSumTolerance = 1e-5;     // f32 accumulation over k <= 1024, any order
 constexpr double kRoundingVisible = 1e-4;  // max normalised |bf16 - unrounded| must exceed this
 
 enum class Path { hardware, rounded_f32, dispatch };
@@ -135,6 +136,49 @@ INSTANTIATE_TEST_SUITE_P(
     Layouts, GemmBf16,
     ::testing::Combine(::testing::Values(Path::hardware, Path::rounded_f32, Path::dispatch),
                        ::testing::Bool(), ::testing::Bool(), ::testing::Bool()));
+
+// On 2 threads, oneDNN's bf16 matmul takes a weight gradient's shape (op(A) = Aᵀ with a small C
+// over a deep k, or a column band of an untransposed B) in depth slices whose products are summed
+// (kernels/gemm.cpp, in_bands): the split is what the shapes below take, and the sums match the
+// twin, with alpha, beta, k not a multiple of the slices and a padded C. A C too large for the
+// partial sums keeps its row bands, as does a product with an epilogue.
+TEST(GemmBf16Threaded, DepthSlicesMatchTheTwin) {
+  const ScopedNumThreads two(2);
+  using detail::BandSplit;
+  using detail::band_split;
+  const auto split = [](int64_t m, int64_t n, int64_t k, bool ta, bool tb) {
+    return band_split(GemmShape{m, n, k, ta, tb}, false, /*dense_slices=*/true, false);
+  };
+  EXPECT_EQ(split(64, 64, 1024, true, false).axis, BandSplit::depth);   // dW[64, 64]: row bands of Aᵀ
+  EXPECT_EQ(split(64, 256, 1024, true, false).axis, BandSplit::depth);  // dW[64, 256]: column bands of B
+  EXPECT_EQ(split(64, 200, 512, false, false).axis, BandSplit::depth);
+  EXPECT_EQ(split(512, 512, 2048, true, false).axis, BandSplit::rows);  // C of 256 Ki floats
+  EXPECT_EQ(split(1024, 64, 64, false, true).axis, BandSplit::rows);    // a forward product: dense bands
+  EXPECT_EQ(band_split(GemmShape{64, 64, 1024, true, false}, false, /*dense_slices=*/false, false).axis,
+            BandSplit::rows);  // f32: rows
+  EXPECT_EQ(band_split(GemmShape{64, 256, 1024, true, false}, false, true, /*has_epilogue=*/true).axis,
+            BandSplit::columns);
+  EXPECT_EQ(split(64, 64, 1024, true, false).bands, 2);
+  {
+    const ScopedNumThreads one(1);
+    EXPECT_EQ(split(64, 64, 1024, true, false).bands, 1);
+  }
+  for (Path path : {Path::hardware, Path::dispatch}) {
+    if (!path_available(path)) continue;
+    uint64_t seed = 50;
+    for (auto [m, n, k, ta, tb, sub, alpha, beta] :
+         {std::tuple{64, 64, 1024, true, false, false, 1.0, 1.0},
+          std::tuple{64, 256, 1001, true, false, true, -0.5, 0.25},
+          std::tuple{96, 64, 700, true, false, false, 2.0, 0.0},
+          std::tuple{64, 200, 512, false, false, true, 1.0, -1.0}}) {
+      ASSERT_EQ(split(m, n, k, ta, tb).axis, BandSplit::depth) << m << " x " << n << " x " << k;
+      const Result r = run_case(path, ta, tb, sub, m, n, k, alpha, beta, seed++);
+      EXPECT_TRUE(r.problem.empty()) << r.problem << " at m=" << m << " n=" << n << " k=" << k;
+      EXPECT_LE(r.worst_vs_twin, kSumTolerance) << path_name(path) << " m=" << m << " n=" << n << " k=" << k;
+      EXPECT_GT(r.worst_vs_unrounded, kRoundingVisible) << "the operands do not look rounded to bf16";
+    }
+  }
+}
 
 TEST(GemmBf16Edge, KZeroScalesCAndBetaZeroIgnoresNaN) {
   for (Path p : {Path::hardware, Path::rounded_f32, Path::dispatch}) {

@@ -15,6 +15,7 @@
 #include "scalelab/core/parallel.hpp"
 #include "scalelab/kernels/bf16_convert.hpp"
 #include "scalelab/kernels/epilogue_rows.hpp"
+#include "scalelab/kernels/gemm_bands.hpp"
 #include "scalelab/kernels/gemm_packed.hpp"
 #include "scalelab/kernels/gemm_speed_probe.hpp"
 #include "scalelab/kernels/simd_dispatch.hpp"
@@ -22,9 +23,9 @@
 namespace scalelab {
 namespace {
 
-struct Strides {
-  int64_t lda, ldb, ldc;
-};
+using detail::Band;
+using detail::in_bands;
+using detail::Strides;
 
 Strides resolve_strides(const GemmShape& s) {
   SL_CHECK(s.m >= 0 && s.n >= 0 && s.k >= 0, "gemm: negative size m=", s.m, " n=", s.n, " k=", s.k);
@@ -167,81 +168,15 @@ void dnnl_matmul(const GemmShape& s, const Strides& st, dnnl::memory::data_type 
   if (epilogue.bf16_out) write_bf16_out(s, st, c, epilogue.bf16_out);
 }
 
-// A GEMM on C split into one band per thread, the bands computed concurrently in one OpenMP
-// region, each by band_gemm(band shape, A's band, B's band, C's band, the epilogue's band) on its
-// thread (oneDNN, called inside a parallel region, runs each call on its calling thread).
-// Why: oneDNN 2.6 runs matmuls of a training step's size (a few hundred rows, K and N 256-1024)
-// on one thread while the other waits (perf: the second thread spun ~45 % of a G2P step);
-// bands give both threads work. C is split by rows where it has 64 rows per thread, else by
-// columns where it has 64 columns per thread, else (a deep product, k >= 256) by 32 rows or
-// columns: a weight gradient of a narrow layer (dW[64, 64] = dyᵀ x over a thousand rows, the
-// small model's) has a small C and is still a thousand rows of work. A ReLU mask and a bf16 copy
-// of C keep row bands (their row stride is C's width). The split depends only on the shape and
-// the thread count, so results stay deterministic for a given thread count (as everywhere in
-// scalelab: core/parallel.hpp).
-struct BandSplit {
-  int64_t bands = 1;
-  bool by_rows = true;
-};
-BandSplit band_split(const GemmShape& s, bool rows_only) {
-  const int64_t threads = omp_in_parallel() ? 1 : num_threads();
-  for (const int64_t min_band : {int64_t{64}, int64_t{32}}) {
-    if (min_band < 64 && s.k < 256) break;
-    const int64_t row_bands = std::min<int64_t>(threads, s.m / min_band);
-    if (row_bands > 1) return {row_bands, true};
-    const int64_t column_bands = rows_only ? 1 : std::min<int64_t>(threads, s.n / min_band);
-    if (column_bands > 1) return {column_bands, false};
-  }
-  return {};
-}
-
-template <class BandGemm>
-void in_bands(const GemmShape& s, const Strides& st, size_t element_bytes, const void* a,
-              const void* b, float* c, const GemmEpilogue<float>& epilogue,
-              const BandGemm& band_gemm) {
-  const BandSplit split =
-      band_split(s, epilogue.keep_where_positive != nullptr || epilogue.bf16_out != nullptr);
-  const int64_t bands = split.bands;
-  const bool by_rows = split.by_rows;
-  if (bands <= 1) {
-    band_gemm(s, a, b, c, epilogue);
-    return;
-  }
-  const char* a_bytes = static_cast<const char*>(a);
-  const char* b_bytes = static_cast<const char*>(b);
-#pragma omp parallel num_threads(static_cast<int>(bands))
-  {
-    const int64_t t = omp_get_thread_num();
-    GemmShape band = s;
-    GemmEpilogue<float> band_epilogue = epilogue;
-    if (by_rows) {
-      const int64_t m0 = s.m * t / bands, m1 = s.m * (t + 1) / bands;
-      band.m = m1 - m0;
-      // op(A)'s rows m0.. start at row m0 of A, or at column m0 of the stored Aᵀ
-      const char* a_band = a_bytes + element_bytes * (s.trans_a ? m0 : m0 * st.lda);
-      if (epilogue.keep_where_positive) band_epilogue.keep_where_positive += m0 * s.n;  // row stride n
-      if (epilogue.bf16_out) band_epilogue.bf16_out += m0 * s.n;
-      band_gemm(band, a_band, b, c + m0 * st.ldc, band_epilogue);
-    } else {
-      const int64_t n0 = s.n * t / bands, n1 = s.n * (t + 1) / bands;
-      band.n = n1 - n0;
-      // op(B)'s columns n0.. start at column n0 of B, or at row n0 of the stored Bᵀ
-      const char* b_band = b_bytes + element_bytes * (s.trans_b ? n0 * st.ldb : n0);
-      if (epilogue.bias) band_epilogue.bias += n0;
-      band_gemm(band, a, b_band, c + n0, band_epilogue);
-    }
-  }
-}
-
-// oneDNN's matmul of `operands` type in bands.
+// oneDNN's matmul of `operands` type in bands (depth slices for bf16: see in_bands).
 void banded_matmul(const GemmShape& s, const Strides& st, dnnl::memory::data_type operands,
                    size_t element_bytes, const void* a, const void* b, float* c, float alpha,
                    float beta, const GemmEpilogue<float>& epilogue = {}) {
-  in_bands(s, st, element_bytes, a, b, c, epilogue,
-           [&](const GemmShape& band, const void* a_band, const void* b_band, float* c_band,
-               const GemmEpilogue<float>& band_epilogue) {
-             dnnl_matmul(band, st, operands, a_band, b_band, c_band, alpha, beta, band_epilogue);
-           });
+  const bool dense_slices = operands == dnnl::memory::data_type::bf16;
+  in_bands(s, st, element_bytes, a, b, c, beta, epilogue, dense_slices, [&](const Band& band) {
+    dnnl_matmul(band.shape, {st.lda, st.ldb, band.ldc}, operands, band.a, band.b, band.c, alpha,
+                band.beta, band.epilogue);
+  });
 }
 
 // scalelab's own f32 GEMM (kernels/gemm_packed.hpp) in bands.
@@ -249,11 +184,13 @@ void banded_packed(const GemmShape& s, const Strides& st, const float* a, const 
                    float alpha, float beta, const GemmEpilogue<float>& epilogue = {}) {
   GemmShape resolved = s;
   resolved.lda = st.lda, resolved.ldb = st.ldb, resolved.ldc = st.ldc;
-  in_bands(resolved, st, sizeof(float), a, b, c, epilogue,
-           [&](const GemmShape& band, const void* a_band, const void* b_band, float* c_band,
-               const GemmEpilogue<float>& band_epilogue) {
-             gemm_packed_f32(band, static_cast<const float*>(a_band),
-                             static_cast<const float*>(b_band), c_band, alpha, beta, band_epilogue);
+  in_bands(resolved, st, sizeof(float), a, b, c, beta, epilogue, /*dense_slices=*/false,
+           [&](const Band& band) {
+             GemmShape shape = band.shape;
+             shape.ldc = band.ldc;
+             gemm_packed_f32(shape, static_cast<const float*>(band.a),
+                             static_cast<const float*>(band.b), band.c, alpha, band.beta,
+                             band.epilogue);
            });
 }
 

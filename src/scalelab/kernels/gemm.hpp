@@ -167,6 +167,17 @@ void gemm_bf16_hardware(const GemmShape& shape, const float* a, const float* b, 
                         const uint16_t* a_bf16 = nullptr, const uint16_t* b_bf16 = nullptr);
 void gemm_bf16_rounded_f32(const GemmShape& shape, const float* a, const float* b, float* c,
                            float alpha, float beta, const GemmEpilogue<float>& epilogue = {});
+
+// How a float GEMM is shared among the threads at the current thread count (kernels/gemm.cpp,
+// in_bands): one band of C's rows or of its columns per thread, or one slice of the depth k per
+// thread, the slices' products summed (oneDNN's bf16 matmul only: dense_slices). bands = 1: one
+// call on the calling thread. Exposed so the tests can show which split a shape takes.
+struct BandSplit {
+  enum Axis { rows, columns, depth };
+  int64_t bands = 1;
+  Axis axis = rows;
+};
+BandSplit band_split(const GemmShape& shape, bool rows_only, bool dense_slices, bool has_epilogue);
 }  // namespace detail
 
 }  // namespace scalelab
