@@ -1,16 +1,20 @@
 // kernels/epilogue_rows against plain loops, bit for bit: rows of widths around the vector width
 // (tails), a row stride wider than the row (nothing outside the rows written), and the values whose
 // handling is the contract: NaN and -0 kept by the ReLU, a NaN or -0 in the mask's a giving 0,
-// subnormals and infinities.
+// subnormals and infinities. With a bf16 copy asked for, the same values in C and every element's
+// bits f32_to_bf16_bits' of the result, on every compiled SIMD target.
 #include "scalelab/kernels/epilogue_rows.hpp"
 
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 
+#include "scalelab/kernels/precision.hpp"
+#include "scalelab/kernels/simd_dispatch.hpp"
 #include "support/numerics.hpp"
 
 namespace scalelab {
@@ -48,6 +52,41 @@ TEST(EpilogueRows, ReluAndMaskEqualPlainLoopsBitForBit) {
     EXPECT_EQ(std::memcmp(relu.data(), relu_want.data(), relu.size() * sizeof(float)), 0) << "n " << n;
     EXPECT_EQ(std::memcmp(mask.data(), mask_want.data(), mask.size() * sizeof(float)), 0) << "n " << n;
   }
+}
+
+// The pass that also writes C's bf16 copy: C as without it, and each element's bits those of the
+// rounding twin (NaN, -0, subnormals, infinities, the vector body and the scalar tail); nothing
+// past a row's n bits written.
+TEST(EpilogueRows, WithBf16CopyEqualsTheTwinsOnEveryTarget) {
+  const std::vector<std::string> targets = simd_targets();
+  ASSERT_FALSE(targets.empty());
+  for (const std::string& target : targets) {
+    force_simd_target(target);
+    for (int64_t n : {1, 7, 16, 17, 33, 64, 100}) {
+      const int64_t m = 4, ldc = n + 2;
+      const std::vector<float> c0 = with_specials(m * ldc, 7 + n), a = with_specials(m * n, 70 + n);
+      for (bool relu : {true, false}) {
+        std::vector<float> plain = c0, fused = c0;
+        std::vector<uint16_t> bits(static_cast<size_t>(m * n + 1), 0xABCD);
+        if (relu) {
+          relu_rows(plain.data(), m, n, ldc);
+          relu_rows(fused.data(), m, n, ldc, bits.data());
+        } else {
+          mask_rows(plain.data(), a.data(), m, n, ldc);
+          mask_rows(fused.data(), a.data(), m, n, ldc, bits.data());
+        }
+        const std::string where = target + (relu ? ", relu" : ", mask") + ", n " + std::to_string(n);
+        EXPECT_EQ(std::memcmp(plain.data(), fused.data(), plain.size() * sizeof(float)), 0) << where;
+        int wrong = 0;
+        for (int64_t i = 0; i < m; ++i)
+          for (int64_t j = 0; j < n; ++j)
+            wrong += bits[i * n + j] != f32_to_bf16_bits(plain[i * ldc + j]);
+        EXPECT_EQ(wrong, 0) << where;
+        EXPECT_EQ(bits[m * n], 0xABCD) << where << ": wrote past the copy";
+      }
+    }
+  }
+  force_simd_target("");
 }
 
 TEST(EpilogueRows, ReluKeepsNaNAndNegativeZero) {

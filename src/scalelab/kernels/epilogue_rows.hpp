@@ -3,6 +3,9 @@
 // target (Highway; kernels/simd_dispatch.hpp). For m rows of n, row stride ldc:
 //   relu_rows:  C[i, j] = C[i, j] < 0 ? 0 : C[i, j]      (NaN and -0 kept, as activation_forward)
 //   mask_rows:  C[i, j] = a[i, j] > 0 ? C[i, j] : 0      (a dense, row stride n; NaN in a gives 0)
+// With bf16_out (not null), the same pass also writes the result's bf16 bits (round to nearest
+// even, as f32_to_bf16_row; dense, row stride n): the epilogue's bf16 copy of C (GemmEpilogue::
+// bf16_out), read from the values in registers instead of in a second pass over C.
 // Not oneDNN's eltwise_relu post-op, which turns NaN into 0 (tests/kernels/gemm_epilogue_test.cpp)
 // and would hide a non-finite weight from the trainer's guard. The twin is gemm.cpp's
 // apply_epilogue (gemm_bias_act_ref); the comparisons are exact, so both give the same bits.
@@ -11,7 +14,8 @@
 
 namespace scalelab {
 
-void relu_rows(float* c, int64_t m, int64_t n, int64_t ldc);
-void mask_rows(float* c, const float* a, int64_t m, int64_t n, int64_t ldc);
+void relu_rows(float* c, int64_t m, int64_t n, int64_t ldc, uint16_t* bf16_out = nullptr);
+void mask_rows(float* c, const float* a, int64_t m, int64_t n, int64_t ldc,
+               uint16_t* bf16_out = nullptr);
 
 }  // namespace scalelab

@@ -163,9 +163,17 @@ void dnnl_matmul(const GemmShape& s, const Strides& st, dnnl::memory::data_type 
                                  {DNNL_ARG_DST, r.c_mem}});
   }
   stream.wait();
-  if (epilogue.relu) relu_rows(c, s.m, s.n, st.ldc);
-  if (epilogue.keep_where_positive) mask_rows(c, epilogue.keep_where_positive, s.m, s.n, st.ldc);
-  if (epilogue.bf16_out) write_bf16_out(s, st, c, epilogue.bf16_out);
+  // The bf16 copy of C is written by the last row pass over C, or by a pass of its own.
+  uint16_t* bf16_pending = epilogue.bf16_out;
+  if (epilogue.relu) {
+    relu_rows(c, s.m, s.n, st.ldc, epilogue.keep_where_positive ? nullptr : bf16_pending);
+    if (!epilogue.keep_where_positive) bf16_pending = nullptr;
+  }
+  if (epilogue.keep_where_positive) {
+    mask_rows(c, epilogue.keep_where_positive, s.m, s.n, st.ldc, bf16_pending);
+    bf16_pending = nullptr;
+  }
+  if (bf16_pending) write_bf16_out(s, st, c, bf16_pending);
 }
 
 // oneDNN's matmul of `operands` type in bands (depth slices for bf16: see in_bands).
