@@ -32,7 +32,7 @@ bool worth_a_parallel_region(int64_t n);
 // split of work (and hence every floating-point result) depends only on n and the thread count.
 // Where only one thread could run it, the loop runs inline: a region of one thread still sets up
 // a libgomp team. (The 3 % "OpenMP" share of the small model's step was the flash kernel's
-// dynamic schedule, not this: docs/performance.md.) The bodies are independent (each i writes its
+// dynamic schedule, not this: perf of the small step, 1 thread.) The bodies are independent (each i writes its
 // own outputs), so the results are the same.
 template <class Body>
 void parallel_for(int64_t n, Body&& body) {

@@ -556,7 +556,7 @@ std::pair<int64_t, int64_t> split_range(int64_t r, int64_t count, int64_t len, i
 
 // Units handed out per fetch of the dynamic schedule: about 8 fetches per thread. One unit per
 // fetch cost an atomic (and a store-buffer drain) per unit: 2.5 % of the small model's step on one
-// thread, where 256 (batch, head) units of 16 tokens each take ~1 µs (docs/performance.md). Which
+// thread, where 256 (batch, head) units of 16 tokens each take ~1 µs (perf, 1 thread). Which
 // thread runs a unit never changes its result (units write disjoint outputs).
 int64_t dynamic_chunk(int64_t units) {
   return std::max<int64_t>(1, units / (8 * static_cast<int64_t>(num_threads())));

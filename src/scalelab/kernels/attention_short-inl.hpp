@@ -30,7 +30,7 @@
 // Included by attention_flash_simd.cpp inside its per-target namespace, after Gemm, CopyRow,
 // Transpose and DotInDouble, which it uses.
 
-constexpr size_t kShortMaxKeys = 64;  // measured: docs/performance.md, "Attention (flash kernel)"
+constexpr size_t kShortMaxKeys = 64;  // measured: docs/kernel-design.md, "Flash attention"
 
 HWY_INLINE bool ShortPathApplies(const AttentionShape& s, const AttentionOptions<float>& opt,
                                  bool probes) {

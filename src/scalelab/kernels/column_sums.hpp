@@ -16,7 +16,7 @@
 // Threads take runs of whole chunks, rows 0.. to the first thread as the GEMMs' row bands are
 // (kernels/gemm.cpp), so a thread reads the rows it wrote and has in its own cache: splitting the
 // columns instead made each thread read every row, half of them from the other core, at 2.9× the
-// time for 1024 × 64 just written in row bands (docs/performance.md). Only where there are fewer
+// time for 1024 × 64 just written in row bands (docs/step-design.md). Only where there are fewer
 // chunks than threads are the columns split too. The partials wait in a scratch of chunks × cols floats
 // (1/32 of dy) and are added up after.
 #pragma once

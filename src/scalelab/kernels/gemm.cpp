@@ -431,7 +431,7 @@ const char* gemm_library_name(GemmLibrary library) {
   return library == GemmLibrary::packed ? "scalelab" : "oneDNN";
 }
 
-// oneDNN: on the CPUs measured (docs/performance.md, "GEMM libraries": an Intel Xeon with AVX-512,
+// oneDNN: on the CPUs measured (docs/performance.md and docs/kernel-design.md, "GEMM libraries": Intel Xeons with AVX-512,
 // and the same capped at AVX2) the packed GEMM is within a few per cent of it on the standard
 // shapes with K >= 256 and behind on the K = 64 ones, nowhere ahead.
 GemmLibrary default_gemm_library() { return GemmLibrary::onednn; }

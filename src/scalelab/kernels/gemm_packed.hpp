@@ -24,8 +24,8 @@
 // by block, so the result is deterministic and independent of the thread count (bands never
 // split the depth).
 //
-// Speed: docs/performance.md, "GEMM libraries" (the column "scalelab packed"); the process default
-// library is picked from that table (default_gemm_library in gemm.cpp).
+// Speed: docs/performance.md, "GEMM libraries" (the column "scalelab packed"), and its loop nest
+// in docs/kernel-design.md; the process default library is picked from those tables (default_gemm_library in gemm.cpp).
 //
 // The twin is gemm_ref / gemm_bias_act_ref (tests/kernels/gemm_test.cpp, gemm_epilogue_test.cpp
 // run every case through both float libraries).
