@@ -81,14 +81,8 @@ class KvCache : public ::testing::TestWithParam<Case> {
   double bf16_logit_error() {
     Transformer<float>& m = *model_;
     const Batch src = sources();
-    const int64_t V = m.config().tgt_vocab, B = 3, L = 10;
-    std::vector<int32_t> tgt(B * L);
-    Rng rng(7);
-    for (int64_t i = 0; i < B * L; ++i)
-      tgt[i] = i % L == 0 ? kBosId : kNumSpecialTokens + int32_t(rng.below(uint64_t(V - kNumSpecialTokens)));
-    ModelInput in{.batch = B, .src_len = src.src_len, .tgt_len = L,
-                  .src = seq2seq() ? src.src.data() : nullptr,
-                  .src_lengths = seq2seq() ? src.src_lengths.data() : nullptr, .tgt = tgt.data()};
+    const std::vector<int32_t> tgt = prefixes(7);
+    const ModelInput in = whole_input(src, tgt);
     auto decode_at = [&](MatmulPrecision precision) {
       ScopedMatmulPrecision scoped(precision);
       if (seq2seq()) m.encode(in, {});
@@ -105,6 +99,23 @@ class KvCache : public ::testing::TestWithParam<Case> {
     const auto ex = testing::tiny_examples(model_->config().tgt_vocab, 3, 7, 99);
     return make_batch(ex, {0, 1, 2}, BatchLayout::seq2seq);
   }
+  // kRows random target prefixes of kLength tokens, each starting with BOS, row-major.
+  static constexpr int64_t kRows = 3, kLength = 10;
+  std::vector<int32_t> prefixes(uint64_t seed) const {
+    const int64_t V = model_->config().tgt_vocab;
+    std::vector<int32_t> tgt(kRows * kLength);
+    Rng rng(seed);
+    for (int64_t i = 0; i < kRows * kLength; ++i)
+      tgt[i] = i % kLength == 0 ? kBosId
+                                : kNumSpecialTokens + int32_t(rng.below(uint64_t(V - kNumSpecialTokens)));
+    return tgt;
+  }
+  // The decoder's input for the whole prefixes (the sources only where there is an encoder).
+  ModelInput whole_input(const Batch& src, const std::vector<int32_t>& tgt) const {
+    return {.batch = kRows, .src_len = src.src_len, .tgt_len = kLength,
+            .src = seq2seq() ? src.src.data() : nullptr,
+            .src_lengths = seq2seq() ? src.src_lengths.data() : nullptr, .tgt = tgt.data()};
+  }
   std::unique_ptr<ScopedMatmulPrecision> precision_;
   std::unique_ptr<Transformer<float>> model_;
   double logit_tolerance_ = kLogitTolerance;  // bf16: bf16_logit_error()
@@ -113,15 +124,10 @@ class KvCache : public ::testing::TestWithParam<Case> {
 // decode_step at t gives row t of decode() on the whole prefix, for every row of the batch.
 TEST_P(KvCache, StepLogitsEqualTheUncachedDecoder) {
   Transformer<float>& m = *model_;
-  const int64_t V = m.config().tgt_vocab, B = 3, L = 10;
+  const int64_t V = m.config().tgt_vocab, B = kRows, L = kLength;
   const Batch src = sources();
-  std::vector<int32_t> tgt(B * L);
-  Rng rng(5);
-  for (int64_t i = 0; i < B * L; ++i)
-    tgt[i] = i % L == 0 ? kBosId : kNumSpecialTokens + int32_t(rng.below(uint64_t(V - kNumSpecialTokens)));
-  ModelInput in{.batch = B, .src_len = src.src_len, .tgt_len = L,
-                .src = seq2seq() ? src.src.data() : nullptr,
-                .src_lengths = seq2seq() ? src.src_lengths.data() : nullptr, .tgt = tgt.data()};
+  const std::vector<int32_t> tgt = prefixes(5);
+  const ModelInput in = whole_input(src, tgt);
   if (seq2seq()) m.encode(in, {});
   const Tensor<float> full = m.decode(in, {});  // [B*L, V], copied
   DecoderCache<float> cache;
