@@ -112,9 +112,8 @@ void AddChunkPartials(const float* HWY_RESTRICT partials, int64_t chunks, int64_
 HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
-#include <vector>
-
 #include "scalelab/core/parallel.hpp"
+#include "scalelab/kernels/thread_partials.hpp"
 
 namespace scalelab {
 HWY_EXPORT(PartialsOfChunks);
@@ -145,11 +144,8 @@ void column_sums(const float* dy, int64_t rows, int64_t cols, float* sums, uint1
   apply_simd_environment();
   if (cols <= 0) return;
   const int64_t chunks = (rows + kColumnSumRowChunk - 1) / kColumnSumRowChunk;
-  thread_local std::vector<float> partials;  // [chunks × cols]; grows, never cleared (all written)
-  const int64_t ldp = cols;  // the partials' row stride (dense)
-  const size_t needed = static_cast<size_t>(std::max<int64_t>(chunks, 1) * ldp);
-  if (partials.size() < needed) partials.resize(needed);
-  float* p = partials.data();
+  int64_t ldp = 0;  // the partials' row stride: chunk k's at p + k · ldp (every element written)
+  float* const p = thread_partials<float>(chunks, cols, &ldp);
 
   // Runs of chunks, one per thread; where there are fewer chunks than threads, column blocks too.
   const int64_t threads = num_threads();

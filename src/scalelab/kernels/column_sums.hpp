@@ -18,7 +18,7 @@
 // columns instead made each thread read every row, half of them from the other core, at 2.9× the
 // time for 1024 × 64 just written in row bands (docs/step-design.md). Only where there are fewer
 // chunks than threads are the columns split too. The partials wait in a scratch of chunks × cols floats
-// (1/32 of dy) and are added up after.
+// (1/32 of dy; kernels/thread_partials.hpp) and are added up after.
 #pragma once
 #include <cstdint>
 

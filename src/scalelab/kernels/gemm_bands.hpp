@@ -7,9 +7,8 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <vector>
-
 #include "scalelab/kernels/gemm.hpp"
+#include "scalelab/kernels/thread_partials.hpp"
 
 namespace scalelab::detail {
 
@@ -76,10 +75,12 @@ void in_bands(const GemmShape& s, const Strides& st, size_t element_bytes, const
   }
   const char* a_bytes = static_cast<const char*>(a);
   const char* b_bytes = static_cast<const char*>(b);
-  // Depth slices: the partial products of slices 1.., dense [m, n] each.
-  thread_local std::vector<float> partials;
-  if (split.axis == BandSplit::depth) partials.resize(static_cast<size_t>((bands - 1) * s.m * s.n));
-  float* const partial = partials.data();
+  // Depth slices: the partial products of slices 1.., [m, n] each (row stride n), slice p's at
+  // partial + (p - 1) · stride.
+  int64_t stride = 0;
+  float* const partial = split.axis == BandSplit::depth
+                             ? thread_partials<float>(bands - 1, s.m * s.n, &stride)
+                             : nullptr;
 #pragma omp parallel num_threads(static_cast<int>(bands))
   {
     const int64_t t = omp_get_thread_num();
@@ -110,13 +111,13 @@ void in_bands(const GemmShape& s, const Strides& st, size_t element_bytes, const
       if (t == 0)
         band_gemm(Band{band, a_slice, b_slice, c, st.ldc, beta, {}});
       else
-        band_gemm(Band{band, a_slice, b_slice, partial + (t - 1) * s.m * s.n, s.n, 0.0f, {}});
+        band_gemm(Band{band, a_slice, b_slice, partial + (t - 1) * stride, s.n, 0.0f, {}});
 #pragma omp barrier
       // C[i, :] += partial_1[i, :] + partial_2[i, :] + ..., in slice order, rows i shared out
       const int64_t i0 = s.m * t / bands, i1 = s.m * (t + 1) / bands;
       for (int64_t p = 0; p + 1 < bands; ++p)
         for (int64_t i = i0; i < i1; ++i)
-          add_row(partial + p * s.m * s.n + i * s.n, s.n, c + i * st.ldc);
+          add_row(partial + p * stride + i * s.n, s.n, c + i * st.ldc);
     }
   }
 }

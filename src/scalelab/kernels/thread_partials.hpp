@@ -2,7 +2,9 @@
 // cache lines (64-byte aligned, parts rounded up to 64 bytes). Kernels that accumulate a row
 // vector per thread and add the parts up afterwards (layernorm's and RMSNorm's dgamma) read and
 // write their part at every row: a line shared by two threads' parts moved between the cores at
-// every row.
+// every row. Also the column sums' per-chunk partials and the GEMM's depth slices' partial
+// products (kernels/column_sums.cpp, kernels/gemm_bands.hpp). One scratch per thread and type:
+// a kernel uses it only between its call and its return, and calls no other user meanwhile.
 #pragma once
 #include <cstdint>
 
