@@ -90,17 +90,22 @@ leftover=$(ls -A "$tmp/r1" | grep -v -x -e config.toml -e config.json -e metrics
 set -m  # background jobs of a script ignore SIGINT without job control
 for sig in INT TERM; do
   d="$tmp/sig-$sig"
-  "$bin" train "${common[@]}" --set train.run_dir="$d" --set train.steps=100000 > /dev/null 2> "$tmp/sig.err" &
+  # One stderr file per signal, absent until this run opens it: a file left by the previous
+  # signal's run already holds 'step' lines, and polling it sent SIGTERM before this run had
+  # installed its handler (the default action killed it: exit 143, no stop line, no checkpoint).
+  sig_err="$tmp/sig-$sig.err"
+  rm -f "$sig_err"
+  "$bin" train "${common[@]}" --set train.run_dir="$d" --set train.steps=100000 > /dev/null 2> "$sig_err" &
   pid=$!
-  for _ in $(seq 600); do grep -q '^step ' "$tmp/sig.err" 2>/dev/null && break; sleep 0.1; done
+  for _ in $(seq 600); do grep -q '^step ' "$sig_err" 2>/dev/null && break; sleep 0.1; done
   kill -"$sig" "$pid"
   wait "$pid"
   status=$?
   want=$([ "$sig" = INT ] && echo 130 || echo 143)
   [ "$status" -eq "$want" ] || fail "SIG$sig: exit status $status, expected $want"
-  grep -q "SIG$sig: stopped after step" "$tmp/sig.err" || fail "SIG$sig: no stop line: $(tail -2 "$tmp/sig.err")"
+  grep -q "SIG$sig: stopped after step" "$sig_err" || fail "SIG$sig: no stop line: $(tail -2 "$sig_err")"
   [ -f "$d/checkpoint.safetensors" ] || fail "SIG$sig: no checkpoint"
-  step=$(sed -n 's/.*stopped after step \([0-9]*\) .*/\1/p' "$tmp/sig.err")
+  step=$(sed -n 's/.*stopped after step \([0-9]*\) .*/\1/p' "$sig_err")
   [ "$(train_steps "$d" | awk '{print $NF}')" = "$step" ] || fail "SIG$sig: last record is not step $step"
   "$bin" train "${common[@]}" --set train.run_dir="$d" --set train.steps=$((step + 3)) --resume \
     > /dev/null 2> "$tmp/resume.err" || fail "SIG$sig: resume failed: $(cat "$tmp/resume.err")"
