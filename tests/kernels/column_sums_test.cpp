@@ -76,6 +76,34 @@ TEST(ColumnSums, WithBf16CopyEqualsTwinSumsAndConvertsEveryElement) {
   force_simd_target("");
 }
 
+// dy held only as bf16 bits: the sums of the widened values, the twin's bit for bit on every
+// target and thread count (vector columns, the scalar last columns, NaN and a subnormal).
+TEST(ColumnSums, OfBf16BitsEqualTwinOfTheWidenedValues) {
+  for (const std::string& target : simd_targets()) {
+    force_simd_target(target);
+    for (int threads : {1, 2}) {
+      const ScopedNumThreads scoped(threads);
+      for (int64_t rows : {1, 2, 33, 64, 200})
+        for (int64_t cols : {1, 7, 16, 17, 64, 100, 513}) {
+          const std::vector<float> values = testing::normals<float>(rows * cols, 5 + rows + cols, 2.0);
+          std::vector<uint16_t> bits(values.size());
+          for (size_t i = 0; i < values.size(); ++i) bits[i] = f32_to_bf16_bits(values[i]);
+          bits[0] = 0x7FC0;                 // NaN
+          bits[bits.size() / 2] = 0x0001;   // the smallest subnormal
+          std::vector<float> widened(bits.size());
+          for (size_t i = 0; i < bits.size(); ++i) widened[i] = bf16_bits_to_f32(bits[i]);
+          std::vector<float> got(static_cast<size_t>(cols), 0.25f), want = got;
+          add_column_sums_bf16(bits.data(), rows, cols, got.data());
+          add_column_sums_plain(widened.data(), rows, cols, want.data());
+          const std::string where = target + ", " + std::to_string(threads) + " thread(s), rows " +
+                                    std::to_string(rows) + ", cols " + std::to_string(cols);
+          EXPECT_EQ(std::memcmp(got.data(), want.data(), got.size() * sizeof(float)), 0) << where;
+        }
+    }
+  }
+  force_simd_target("");
+}
+
 // The twin itself: even rows and odd rows summed apart, then added to what sums held.
 TEST(ColumnSums, PlainTwinAddsTheEvenAndOddRowsToTheSums) {
   // dy = [[1, 10], [2, 20], [4, 40]]: even rows 1 + 4, odd row 2 per column (times 10 in the second)

@@ -2,7 +2,9 @@
 // (tails), a row stride wider than the row (nothing outside the rows written), and the values whose
 // handling is the contract: NaN and -0 kept by the ReLU, a NaN or -0 in the mask's a giving 0,
 // subnormals and infinities. With a bf16 copy asked for, the same values in C and every element's
-// bits f32_to_bf16_bits' of the result, on every compiled SIMD target.
+// bits f32_to_bf16_bits' of the result, on every compiled SIMD target. The passes on bf16 bits
+// against their twins (which widen to float and compare there) over every one of the 65536 bit
+// patterns, in C and in the mask's a, on every target, and against the float passes.
 #include "scalelab/kernels/epilogue_rows.hpp"
 
 #include <cmath>
@@ -97,6 +99,50 @@ TEST(EpilogueRows, ReluKeepsNaNAndNegativeZero) {
   EXPECT_EQ(row[2], 0.0f);
   EXPECT_FALSE(std::signbit(row[2]));
   EXPECT_EQ(row[3], 2.0f);
+}
+
+// Every bf16 bit pattern (a row of 65536, then rows of width around the vector width with a wider
+// stride): relu_bf16_rows and mask_bf16_rows equal their twins on every target, which equal the
+// float passes on the widened values rounded back (exact: every bf16 widens exactly); nothing
+// outside the rows is written.
+TEST(EpilogueRows, Bf16PassesEqualTheirTwinsOnEveryBitPattern) {
+  std::vector<uint16_t> all(65536);
+  for (size_t i = 0; i < all.size(); ++i) all[i] = static_cast<uint16_t>(i);
+  std::vector<uint16_t> reversed(all.rbegin(), all.rend());  // every a against another c
+  const std::vector<std::string> targets = simd_targets();
+  ASSERT_FALSE(targets.empty());
+  for (const std::string& target : targets) {
+    force_simd_target(target);
+    for (int64_t n : {65536, 1, 15, 16, 17, 33, 100}) {
+      const int64_t m = n == 65536 ? 1 : 5, ldc = n == 65536 ? n : n + 3;
+      std::vector<uint16_t> c0(static_cast<size_t>(m * ldc)), a(static_cast<size_t>(m * n));
+      for (size_t i = 0; i < c0.size(); ++i) c0[i] = reversed[(i * 7919) % 65536];
+      for (size_t i = 0; i < a.size(); ++i) a[i] = all[(i * 104729 + 13) % 65536];
+      if (n == 65536) a = all;
+      std::vector<uint16_t> relu = c0, relu_twin = c0, mask = c0, mask_twin = c0;
+      relu_bf16_rows(relu.data(), m, n, ldc);
+      relu_bf16_rows_plain(relu_twin.data(), m, n, ldc);
+      mask_bf16_rows(mask.data(), a.data(), m, n, ldc);
+      mask_bf16_rows_plain(mask_twin.data(), a.data(), m, n, ldc);
+      const std::string where = target + ", n " + std::to_string(n);
+      EXPECT_EQ(relu, relu_twin) << where;
+      EXPECT_EQ(mask, mask_twin) << where;
+      // the twins against the float passes on the widened values (padding left as it was)
+      std::vector<float> wide(c0.size()), keep(a.size());
+      for (size_t i = 0; i < c0.size(); ++i) wide[i] = bf16_bits_to_f32(c0[i]);
+      for (size_t i = 0; i < a.size(); ++i) keep[i] = bf16_bits_to_f32(a[i]);
+      std::vector<float> wide_relu = wide, wide_mask = wide;
+      relu_rows(wide_relu.data(), m, n, ldc);
+      mask_rows(wide_mask.data(), keep.data(), m, n, ldc);
+      int wrong = 0;
+      for (size_t i = 0; i < c0.size(); ++i) {
+        const float r = bf16_bits_to_f32(relu_twin[i]), k = bf16_bits_to_f32(mask_twin[i]);
+        wrong += std::memcmp(&r, &wide_relu[i], 4) != 0 || std::memcmp(&k, &wide_mask[i], 4) != 0;
+      }
+      EXPECT_EQ(wrong, 0) << where;
+    }
+  }
+  force_simd_target("");
 }
 
 }  // namespace

@@ -231,5 +231,73 @@ TEST(GemmBf16Edge, ExactOperandsGiveTheF32Result) {
   EXPECT_EQ(std::vector<float>(c, c + 4), (std::vector<float>{37, 43, 85, 99}));
 }
 
+// gemm_bf16_out: C kept only as bf16 bits. Against the twin (the long-double product of the
+// rounded operands, + bias, ReLU, mask, then rounded once to bf16): within one rounding of bf16
+// (2^-8 relative) plus f32 summation error, over the transposes, a C sub-block (the padding
+// untouched), 1 and 2 threads (row bands); with small integers (exact products and sums) equal to
+// the twin's bits, the ReLU and the mask included. Where copies are not kept it refuses.
+TEST(GemmBf16Out, MatchesTheRoundedTwin) {
+  const ScopedMatmulPrecision scoped(MatmulPrecision::bf16);
+  if (!Bf16Copy::kept()) {
+    EXPECT_THROW(gemm_bf16_out(GemmShape{2, 2, 2}, {nullptr, nullptr}, {nullptr, nullptr}, nullptr, {}), Error);
+    GTEST_SKIP() << "oneDNN's bf16 matmul does not run on this CPU";
+  }
+  for (int threads : {1, 2})
+    for (bool exact : {false, true})
+      for (bool ta : {false, true})
+        for (bool tb : {false, true}) {
+          const ScopedNumThreads scoped_threads(threads);
+          const int64_t m = 300, n = 37, k = 45, ldc = n + 5;
+          Rng rng(11 + threads + 2 * ta + 4 * tb + 8 * exact);
+          auto value = [&] {
+            return exact ? static_cast<float>(static_cast<int>(rng.below(9)) - 4)
+                         : static_cast<float>(rng.normal());
+          };
+          std::vector<float> A(m * k), B(k * n), bias(n);
+          for (float& x : A) x = value();
+          for (float& x : B) x = value();
+          for (float& x : bias) x = value();
+          std::vector<uint16_t> keep(m * n);
+          for (uint16_t& x : keep) x = f32_to_bf16_bits(value());
+          auto a_op = [&](int64_t i, int64_t q) { return ta ? A[q * m + i] : A[i * k + q]; };
+          auto b_op = [&](int64_t q, int64_t j) { return tb ? B[j * k + q] : B[q * n + j]; };
+          const GemmShape s{.m = m, .n = n, .k = k, .trans_a = ta, .trans_b = tb, .ldc = ldc};
+          for (int variant = 0; variant < 3; ++variant) {  // bias; bias + ReLU; mask
+            const GemmBf16Epilogue e{.bias = variant < 2 ? bias.data() : nullptr,
+                                     .relu = variant == 1,
+                                     .keep_where_positive = variant == 2 ? keep.data() : nullptr};
+            std::vector<uint16_t> C(m * ldc, 0xABCD);
+            gemm_bf16_out(s, {A.data(), nullptr}, {B.data(), nullptr}, C.data(), e);
+            int wrong = 0, outside = 0;
+            for (int64_t i = 0; i < m; ++i)
+              for (int64_t j = 0; j < ldc; ++j) {
+                if (j >= n) {
+                  outside += C[i * ldc + j] != 0xABCD;
+                  continue;
+                }
+                long double sum = 0, mag = 0;
+                for (int64_t q = 0; q < k; ++q) {
+                  const long double p = static_cast<long double>(bf16(a_op(i, q))) * bf16(b_op(q, j));
+                  sum += p, mag += std::abs(p);
+                }
+                double want = static_cast<double>(sum) + (e.bias ? e.bias[j] : 0.0);
+                if (e.relu && want < 0) want = 0;
+                if (e.keep_where_positive && !(bf16_bits_to_f32(keep[i * n + j]) > 0)) want = 0;
+                const uint16_t want_bits = f32_to_bf16_bits(static_cast<float>(want));
+                const double got = bf16_bits_to_f32(C[i * ldc + j]);
+                const double bound = exact ? 0.0
+                                           : std::ldexp(std::abs(want), -8) +
+                                                 kSumTolerance * static_cast<double>(mag + 1);
+                wrong += exact ? C[i * ldc + j] != want_bits : std::abs(got - want) > bound;
+              }
+            const std::string where = "threads " + std::to_string(threads) + (exact ? " exact" : "") +
+                                      " ta " + std::to_string(ta) + " tb " + std::to_string(tb) +
+                                      " variant " + std::to_string(variant);
+            EXPECT_EQ(wrong, 0) << where;
+            EXPECT_EQ(outside, 0) << where << ": wrote outside the C block";
+          }
+        }
+}
+
 }  // namespace
 }  // namespace scalelab

@@ -22,11 +22,21 @@ namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 using DF = hn::ScalableTag<float>;
 
+// One vector of dy's floats at p: float, or bf16 bits widened (exactly) to float.
+HWY_INLINE hn::Vec<DF> LoadValues(DF d, const float* HWY_RESTRICT p) { return hn::LoadU(d, p); }
+HWY_INLINE hn::Vec<DF> LoadValues(DF d, const uint16_t* HWY_RESTRICT p) {
+  const hn::RebindToUnsigned<DF> du32;
+  const hn::Rebind<uint16_t, DF> du16;
+  return hn::BitCast(d, hn::ShiftLeft<16>(hn::PromoteTo(du32, hn::LoadU(du16, p))));
+}
+HWY_INLINE float ValueAt(const float* p) { return *p; }
+HWY_INLINE float ValueAt(const uint16_t* p) { return bf16_bits_to_f32(*p); }
+
 // kV vectors of columns of one chunk: rows [0, n) of dy (row stride ld) added in the two chains,
 // partial[0 : kV·L) = even + odd; with kBits each vector read is also stored to bits (row stride
-// ld) as bf16 bits (bf16_round-inl.hpp).
-template <size_t kV, bool kBits>
-HWY_INLINE void StripPartials(const float* HWY_RESTRICT dy, int64_t n, int64_t ld,
+// ld) as bf16 bits (bf16_round-inl.hpp). In: float, or uint16_t for dy held as bf16 bits.
+template <size_t kV, bool kBits, class In>
+HWY_INLINE void StripPartials(const In* HWY_RESTRICT dy, int64_t n, int64_t ld,
                               float* HWY_RESTRICT partial, uint16_t* HWY_RESTRICT bits) {
   const DF d;
   const size_t L = hn::Lanes(d);
@@ -34,7 +44,7 @@ HWY_INLINE void StripPartials(const float* HWY_RESTRICT dy, int64_t n, int64_t l
   for (size_t v = 0; v < kV; ++v) even[v] = hn::Zero(d), odd[v] = hn::Zero(d);
   const auto add_row = [&](hn::Vec<DF>* acc, int64_t r) {
     for (size_t v = 0; v < kV; ++v) {
-      const auto x = hn::LoadU(d, dy + r * ld + v * L);
+      const auto x = LoadValues(d, dy + r * ld + v * L);
       acc[v] = hn::Add(acc[v], x);
       if constexpr (kBits) StoreBf16Bits(d, x, bits + r * ld + v * L);
     }
@@ -46,8 +56,9 @@ HWY_INLINE void StripPartials(const float* HWY_RESTRICT dy, int64_t n, int64_t l
 }
 
 // One chunk, rows [0, n) of dy (row stride ld), columns [0, width): partial[o] = even + odd, and
-// with bits (row stride ld) the bf16 bits of every element read.
-void ChunkPartials(const float* HWY_RESTRICT dy, int64_t n, int64_t ld, int64_t width,
+// with bits (row stride ld; float dy only) the bf16 bits of every element read.
+template <class In>
+void ChunkPartials(const In* HWY_RESTRICT dy, int64_t n, int64_t ld, int64_t width,
                    float* HWY_RESTRICT partial, uint16_t* HWY_RESTRICT bits) {
   const int64_t L = static_cast<int64_t>(hn::Lanes(DF()));
   // the strips, without or with the bf16 copy (a branch per strip, not per vector)
@@ -62,23 +73,32 @@ void ChunkPartials(const float* HWY_RESTRICT dy, int64_t n, int64_t ld, int64_t 
   for (; c < width; ++c) {  // the last columns, one at a time, in the same order
     float even = 0.0f, odd = 0.0f;
     int64_t r = 0;
-    for (; r + 2 <= n; r += 2) even += dy[r * ld + c], odd += dy[(r + 1) * ld + c];
-    if (r < n) even += dy[r * ld + c];
+    for (; r + 2 <= n; r += 2) even += ValueAt(dy + r * ld + c), odd += ValueAt(dy + (r + 1) * ld + c);
+    if (r < n) even += ValueAt(dy + r * ld + c);
     partial[c] = even + odd;
     if (bits)
-      for (r = 0; r < n; ++r) bits[r * ld + c] = f32_to_bf16_bits(dy[r * ld + c]);
+      for (r = 0; r < n; ++r) bits[r * ld + c] = f32_to_bf16_bits(ValueAt(dy + r * ld + c));
   }
 }
 
 // Chunks [k0, k1) of dy[rows × ld], columns [0, width): chunk k's partials into
 // partials[k · ldp ..] (and the bf16 bits of its rows into bits, row stride ld, where given).
-void PartialsOfChunks(const float* dy, int64_t rows, int64_t ld, int64_t k0, int64_t k1,
-                      int64_t width, float* partials, int64_t ldp, uint16_t* bits) {
+template <class In>
+void PartialsOfChunksOf(const In* dy, int64_t rows, int64_t ld, int64_t k0, int64_t k1,
+                        int64_t width, float* partials, int64_t ldp, uint16_t* bits) {
   for (int64_t k = k0; k < k1; ++k) {
     const int64_t r0 = k * kColumnSumRowChunk;
     ChunkPartials(dy + r0 * ld, std::min(kColumnSumRowChunk, rows - r0), ld, width, partials + k * ldp,
                   bits ? bits + r0 * ld : nullptr);
   }
+}
+void PartialsOfChunks(const float* dy, int64_t rows, int64_t ld, int64_t k0, int64_t k1,
+                      int64_t width, float* partials, int64_t ldp, uint16_t* bits) {
+  PartialsOfChunksOf(dy, rows, ld, k0, k1, width, partials, ldp, bits);
+}
+void PartialsOfBf16Chunks(const uint16_t* dy, int64_t rows, int64_t ld, int64_t k0, int64_t k1,
+                          int64_t width, float* partials, int64_t ldp, uint16_t* /* bits */) {
+  PartialsOfChunksOf(dy, rows, ld, k0, k1, width, partials, ldp, nullptr);
 }
 
 // sums[o] += ((0 + p_0) + p_1) + ... over chunks [0, chunks), p_k = partials[k · ldp + o], for
@@ -117,6 +137,7 @@ HWY_AFTER_NAMESPACE();
 
 namespace scalelab {
 HWY_EXPORT(PartialsOfChunks);
+HWY_EXPORT(PartialsOfBf16Chunks);
 HWY_EXPORT(AddChunkPartials);
 
 template <class T>
@@ -140,7 +161,9 @@ namespace {
 constexpr int64_t kVectorFloats = 16;   // column blocks are whole 512-bit vectors
 constexpr int64_t kAddBlock = 1024;     // columns per thread when the partials are added up
 
-void column_sums(const float* dy, int64_t rows, int64_t cols, float* sums, uint16_t* bits) {
+// In: float, or uint16_t (dy as bf16 bits; then bits is null).
+template <class In>
+void column_sums(const In* dy, int64_t rows, int64_t cols, float* sums, uint16_t* bits) {
   apply_simd_environment();
   if (cols <= 0) return;
   const int64_t chunks = (rows + kColumnSumRowChunk - 1) / kColumnSumRowChunk;
@@ -159,8 +182,11 @@ void column_sums(const float* dy, int64_t rows, int64_t cols, float* sums, uint1
     const int64_t part = unit / col_blocks, block = unit % col_blocks;
     const int64_t k0 = chunks * part / row_parts, k1 = chunks * (part + 1) / row_parts;
     const int64_t c0 = block * width, w = std::min(cols, c0 + width) - c0;
-    HWY_DYNAMIC_DISPATCH(PartialsOfChunks)(dy + c0, rows, cols, k0, k1, w, p + c0, ldp,
-                                           bits ? bits + c0 : nullptr);
+    uint16_t* block_bits = bits ? bits + c0 : nullptr;
+    if constexpr (std::is_same_v<In, float>)
+      HWY_DYNAMIC_DISPATCH(PartialsOfChunks)(dy + c0, rows, cols, k0, k1, w, p + c0, ldp, block_bits);
+    else
+      HWY_DYNAMIC_DISPATCH(PartialsOfBf16Chunks)(dy + c0, rows, cols, k0, k1, w, p + c0, ldp, nullptr);
   });
   parallel_for((cols + kAddBlock - 1) / kAddBlock, [&](int64_t block) {
     const int64_t c0 = block * kAddBlock, w = std::min(cols, c0 + kAddBlock) - c0;
@@ -177,6 +203,10 @@ void add_column_sums(const float* dy, int64_t rows, int64_t cols, float* sums) {
 void add_column_sums_and_bf16(const float* dy, int64_t rows, int64_t cols, float* sums,
                               uint16_t* bits) {
   column_sums(dy, rows, cols, sums, bits);
+}
+
+void add_column_sums_bf16(const uint16_t* dy, int64_t rows, int64_t cols, float* sums) {
+  column_sums(dy, rows, cols, sums, nullptr);
 }
 
 void add_column_sums(const double* dy, int64_t rows, int64_t cols, double* sums) {

@@ -34,6 +34,10 @@ void add_column_sums(const float* dy, int64_t rows, int64_t cols, float* sums);
 // pass over dy instead of two.
 void add_column_sums_and_bf16(const float* dy, int64_t rows, int64_t cols, float* sums,
                               uint16_t* bits);
+// The same sums of dy held only as bf16 bits (a GEMM's bf16 C, kernels/gemm.hpp gemm_bf16_out):
+// each element widened to float exactly, then summed as add_column_sums sums floats (the same
+// bits as add_column_sums_plain on the widened values).
+void add_column_sums_bf16(const uint16_t* dy, int64_t rows, int64_t cols, float* sums);
 void add_column_sums(const double* dy, int64_t rows, int64_t cols, double* sums);
 
 // The plain twin: the order above as written, one thread.

@@ -9,6 +9,14 @@
 // Not oneDNN's eltwise_relu post-op, which turns NaN into 0 (tests/kernels/gemm_epilogue_test.cpp)
 // and would hide a non-finite weight from the trainer's guard. The twin is gemm.cpp's
 // apply_epilogue (gemm_bias_act_ref); the comparisons are exact, so both give the same bits.
+//
+// The same two passes on C held only as bf16 bits (a GEMM with a bf16 C: gemm_bf16_out in
+// kernels/gemm.hpp), the comparisons made on the bits, with the float passes' results:
+//   relu_bf16_rows:  C[i, j] = 0 where C[i, j] is negative: sign set, magnitude 1 .. 0x7F80
+//                    (-inf included; -0 and NaN kept)
+//   mask_bf16_rows:  C[i, j] = a[i, j] > 0 ? C[i, j] : 0, a > 0 where a's bits are 1 .. 0x7F80
+//                    (+inf included; NaN, +-0 and negatives give 0)
+// The twins (relu_bf16_rows_plain, mask_bf16_rows_plain) widen to float and compare there.
 #pragma once
 #include <cstdint>
 
@@ -17,5 +25,10 @@ namespace scalelab {
 void relu_rows(float* c, int64_t m, int64_t n, int64_t ldc, uint16_t* bf16_out = nullptr);
 void mask_rows(float* c, const float* a, int64_t m, int64_t n, int64_t ldc,
                uint16_t* bf16_out = nullptr);
+
+void relu_bf16_rows(uint16_t* c, int64_t m, int64_t n, int64_t ldc);
+void mask_bf16_rows(uint16_t* c, const uint16_t* a, int64_t m, int64_t n, int64_t ldc);
+void relu_bf16_rows_plain(uint16_t* c, int64_t m, int64_t n, int64_t ldc);
+void mask_bf16_rows_plain(uint16_t* c, const uint16_t* a, int64_t m, int64_t n, int64_t ldc);
 
 }  // namespace scalelab

@@ -74,7 +74,7 @@ namespace {
 struct MatmulKey {
   int64_t m, n, k, lda, ldb, ldc;
   bool trans_a, trans_b;
-  dnnl::memory::data_type operands;
+  dnnl::memory::data_type operands, dst;
   float alpha, beta;
   bool bias;  // the fused bias (gemm_bias_act)
   bool operator==(const MatmulKey&) const = default;
@@ -85,7 +85,7 @@ struct MatmulKeyHash {
     auto mix = [&h](uint64_t v) { h = (h ^ v) * 1099511628211ull; };
     for (int64_t v : {key.m, key.n, key.k, key.lda, key.ldb, key.ldc}) mix(static_cast<uint64_t>(v));
     mix(uint64_t(key.trans_a) | uint64_t(key.trans_b) << 1 | uint64_t(key.bias) << 2 |
-        uint64_t(key.operands) << 3);
+        uint64_t(key.operands) << 3 | uint64_t(key.dst) << 11);
     uint32_t ab[2];
     std::memcpy(&ab[0], &key.alpha, 4);
     std::memcpy(&ab[1], &key.beta, 4);
@@ -100,25 +100,24 @@ void write_bf16_out(const GemmShape& s, const Strides& st, const float* c, uint1
   parallel_for(s.m, [&](int64_t i) { f32_to_bf16_row(c + i * st.ldc, s.n, out + i * s.n); });
 }
 
-// One oneDNN matmul: C[m, n] (f32, row stride ldc) = act(alpha op(A) op(B) + bias + beta C), with
-// A and B of the given data type at the given element strides (bias and act only with alpha = 1
-// and beta = 0: gemm_bias_act; the bias inside oneDNN, the ReLU by relu_rows). oneDNN has its own
-// primitive cache, but a look-up there hashes the whole descriptor and allocates; the small GEMMs
-// of a training step (hundreds per step, many under 100 µs) are cheaper with a per-thread map of
-// ready primitives, each with its memory objects made once (a call only swaps their data
-// handles: no allocation per GEMM).
+// One oneDNN matmul: C[m, n] (of type dst, f32 or bf16; row stride ldc) = alpha op(A) op(B) +
+// bias + beta C, with A and B of the given data type at the given element strides. oneDNN has
+// its own primitive cache, but a look-up there hashes the whole descriptor and allocates; the
+// small GEMMs of a training step (hundreds per step, many under 100 µs) are cheaper with a
+// per-thread map of ready primitives, each with its memory objects made once (a call only swaps
+// their data handles: no allocation per GEMM).
 // A training run meets a few hundred distinct keys (bucketed batch lengths), so the map stays small.
-void dnnl_matmul(const GemmShape& s, const Strides& st, dnnl::memory::data_type operands,
-                 const void* a, const void* b, float* c, float alpha, float beta,
-                 const GemmEpilogue<float>& epilogue = {}) {
+void dnnl_execute(const GemmShape& s, const Strides& st, dnnl::memory::data_type operands,
+                  dnnl::memory::data_type dst, const void* a, const void* b, void* c, float alpha,
+                  float beta, const float* bias) {
   using dnnl::memory;
   struct Ready {
     dnnl::matmul primitive;
     memory a_mem, b_mem, c_mem, bias_mem;  // bias_mem: empty without a bias
   };
   thread_local std::unordered_map<MatmulKey, Ready, MatmulKeyHash> cache;
-  const bool has_bias = epilogue.bias != nullptr;
-  const MatmulKey key{s.m, s.n, s.k, st.lda, st.ldb, st.ldc, s.trans_a, s.trans_b, operands,
+  const bool has_bias = bias != nullptr;
+  const MatmulKey key{s.m, s.n, s.k, st.lda, st.ldb, st.ldc, s.trans_a, s.trans_b, operands, dst,
                       alpha, beta, has_bias};
   dnnl::engine& engine = cpu_engine();
   auto it = cache.find(key);
@@ -127,7 +126,7 @@ void dnnl_matmul(const GemmShape& s, const Strides& st, dnnl::memory::data_type 
     const memory::dims b_strides = s.trans_b ? memory::dims{1, st.ldb} : memory::dims{st.ldb, 1};
     const memory::desc a_md({s.m, s.k}, operands, a_strides);
     const memory::desc b_md({s.k, s.n}, operands, b_strides);
-    const memory::desc c_md({s.m, s.n}, memory::data_type::f32, memory::dims{st.ldc, 1});
+    const memory::desc c_md({s.m, s.n}, dst, memory::dims{st.ldc, 1});
     const memory::desc bias_md = has_bias ? memory::desc({1, s.n}, memory::data_type::f32,
                                                          memory::dims{s.n, 1})
                                           : memory::desc();
@@ -155,7 +154,7 @@ void dnnl_matmul(const GemmShape& s, const Strides& st, dnnl::memory::data_type 
   r.c_mem.set_data_handle(c);
   thread_local dnnl::stream stream(engine);
   if (has_bias) {
-    r.bias_mem.set_data_handle(const_cast<float*>(epilogue.bias));
+    r.bias_mem.set_data_handle(const_cast<float*>(bias));
     r.primitive.execute(stream, {{DNNL_ARG_SRC, r.a_mem}, {DNNL_ARG_WEIGHTS, r.b_mem},
                                  {DNNL_ARG_BIAS, r.bias_mem}, {DNNL_ARG_DST, r.c_mem}});
   } else {
@@ -163,6 +162,15 @@ void dnnl_matmul(const GemmShape& s, const Strides& st, dnnl::memory::data_type 
                                  {DNNL_ARG_DST, r.c_mem}});
   }
   stream.wait();
+}
+
+// One oneDNN matmul with an f32 C, then the epilogue: C = act(alpha op(A) op(B) + bias + beta C)
+// (bias and act only with alpha = 1 and beta = 0: gemm_bias_act; the bias inside oneDNN, the ReLU
+// by relu_rows), the mask and C's bf16 copy.
+void dnnl_matmul(const GemmShape& s, const Strides& st, dnnl::memory::data_type operands,
+                 const void* a, const void* b, float* c, float alpha, float beta,
+                 const GemmEpilogue<float>& epilogue = {}) {
+  dnnl_execute(s, st, operands, dnnl::memory::data_type::f32, a, b, c, alpha, beta, epilogue.bias);
   // The bf16 copy of C is written by the last row pass over C, or by a pass of its own.
   uint16_t* bf16_pending = epilogue.bf16_out;
   if (epilogue.relu) {
@@ -384,14 +392,54 @@ void gemm_operands(const GemmShape& s, FloatOperand a, FloatOperand b, float* c,
   float_gemm(s, a, b, c, alpha, beta, epilogue);
 }
 
+void gemm_bf16_out(const GemmShape& s, FloatOperand a, FloatOperand b, uint16_t* c,
+                   const GemmBf16Epilogue& epilogue) {
+  SL_CHECK(Bf16Copy::kept(), "gemm_bf16_out: runs only where the float GEMMs run oneDNN's bf16 matmul");
+  SL_CHECK(s.k > 0, "gemm_bf16_out: k = 0 (C would be the bias alone)");
+  const Strides st = resolve_strides(s);
+  if (s.m == 0 || s.n == 0) return;
+  thread_local Scratch<uint16_t> a_packed, b_packed;
+  SL_CHECK(a.bf16 || a.values, "gemm_bf16_out: operand A has neither values nor a bf16 copy");
+  SL_CHECK(b.bf16 || b.values, "gemm_bf16_out: operand B has neither values nor a bf16 copy");
+  const uint16_t* pa = a.bf16 ? a.bf16 : pack_operand(a.values, stored_a(s, st), a_packed, f32_to_bf16_row);
+  const uint16_t* pb = b.bf16 ? b.bf16 : pack_operand(b.values, stored_b(s, st), b_packed, f32_to_bf16_row);
+  const Strides dense = dense_strides(s, st);
+  // C's rows in one band per thread where the split of an f32 C with a mask would take rows
+  // (detail::band_split), each band's ReLU and mask right after its matmul (cache-hot).
+  const detail::BandSplit split = detail::band_split(s, /*rows_only=*/true, false, true);
+  const int64_t bands = split.axis == detail::BandSplit::rows ? split.bands : 1;
+  const auto band = [&](int64_t t) {
+    const int64_t m0 = s.m * t / bands, m1 = s.m * (t + 1) / bands;
+    GemmShape shape = s;
+    shape.m = m1 - m0;
+    const uint16_t* a_band = pa + (s.trans_a ? m0 : m0 * dense.lda);
+    uint16_t* c_band = c + m0 * st.ldc;
+    dnnl_execute(shape, dense, dnnl::memory::data_type::bf16, dnnl::memory::data_type::bf16, a_band,
+                 pb, c_band, 1.0f, 0.0f, epilogue.bias);
+    if (epilogue.relu) relu_bf16_rows(c_band, shape.m, s.n, st.ldc);
+    if (epilogue.keep_where_positive)
+      mask_bf16_rows(c_band, epilogue.keep_where_positive + m0 * s.n, shape.m, s.n, st.ldc);
+  };
+  if (bands <= 1) {
+    band(0);
+    return;
+  }
+#pragma omp parallel num_threads(static_cast<int>(bands))
+  band(omp_get_thread_num());
+}
+
 template <>
 void gemm_bias_act<float>(const GemmShape& s, const float* a, const float* b, float* c,
                           const GemmEpilogue<float>& epilogue) {
   gemm_operands(s, {a}, {b}, c, 1.0f, 0.0f, epilogue);
 }
 
+bool Bf16Copy::kept() {
+  return matmul_precision() == MatmulPrecision::bf16 && bf16_matmul_uses_hardware();
+}
+
 uint16_t* Bf16Copy::reserve(const float* x, int64_t n) {
-  valid_ = matmul_precision() == MatmulPrecision::bf16 && bf16_matmul_uses_hardware();
+  valid_ = kept();
   source_ = x, n_ = n;
   if (!valid_) return nullptr;
   if (bits_.numel() < n) bits_.resize({n});

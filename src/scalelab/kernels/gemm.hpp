@@ -69,10 +69,14 @@ void gemm_bias_act_ref(const GemmShape& shape, const T* a, const T* b, T* c,
 // the GEMM that wrote it) checks it is one: bits_of(x, n).
 class Bf16Copy {
  public:
+  // Whether copies are kept now: the float GEMMs run oneDNN's bf16 matmul (matmul_precision bf16
+  // and bf16_matmul_uses_hardware()).
+  static bool kept();
   // x: n floats, the operand as stored and dense. Returns the bits, or null (then bits() is null).
   const uint16_t* convert(const float* x, int64_t n);
   // Room for the bits of x[n], where copies are kept, for a GEMM writing x to fill
   // (GemmEpilogue::bf16_out); null elsewhere. The copy is x's once that GEMM has run.
+  // x = null: a tensor held only as these bits (gemm_bf16_out's C), found by bits_of(nullptr, n).
   uint16_t* reserve(const float* x, int64_t n);
   const uint16_t* bits() const { return valid_ ? bits_.data() : nullptr; }
   // The bits if this is a copy of x[n], else null.
@@ -100,6 +104,24 @@ struct FloatOperand {
 // gemm<float> and gemm_bias_act<float> with operands that may carry their bf16 copy.
 void gemm_operands(const GemmShape& shape, FloatOperand a, FloatOperand b, float* c, float alpha,
                    float beta, const GemmEpilogue<float>& epilogue = {});
+
+// A float GEMM whose C is kept only as bf16 bits, where the float GEMMs run oneDNN's bf16 matmul
+// (matmul_precision bf16 and bf16_matmul_uses_hardware(); it throws elsewhere). alpha = 1,
+// beta = 0, k > 0; C dense or at ldc (in bf16 elements):
+//     C[i, j] = bf16( op(A) op(B)[i, j] + bias[j] )     (f32 sums, rounded once, by oneDNN)
+//     then with relu: C[i, j] = 0 where C[i, j] < 0    (NaN and -0 kept: relu_bf16_rows)
+//     then with keep_where_positive = a's bits [m, n] (dense): C[i, j] = a[i, j] > 0 ? C[i, j] : 0
+// These are the bits of the f32 C's bf16 copy (GemmEpilogue::bf16_out) up to the sums' order
+// (oneDNN's own with either C type) and the bits of a NaN; without the f32 C, C's bytes are halved.
+// An operand is its bf16 copy where given (its values may then be null), else its values
+// converted. The twin: gemm_bias_act_ref on the rounded operands, then f32_to_bf16_bits.
+struct GemmBf16Epilogue {
+  const float* bias = nullptr;                    // [n], or null
+  bool relu = false;
+  const uint16_t* keep_where_positive = nullptr;  // [m, n] bf16 bits, or null
+};
+void gemm_bf16_out(const GemmShape& shape, FloatOperand a, FloatOperand b, uint16_t* c,
+                   const GemmBf16Epilogue& epilogue);
 
 // The reference twin: the definition of the result, used by the tests.
 template <class T>
