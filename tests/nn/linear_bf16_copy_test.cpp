@@ -7,6 +7,7 @@
 // layers handing copies on (the FFN: a ReLU layer's output copy into the next layer's forward, its
 // dx copy into the previous layer's backward) equals the same chain without them, bit for bit; a
 // copy of another tensor is not used.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <vector>
@@ -16,7 +17,10 @@
 #include "scalelab/core/parallel.hpp"
 #include "scalelab/core/rng.hpp"
 #include "scalelab/kernels/bf16_convert.hpp"
+#include "scalelab/kernels/column_sums.hpp"
 #include "scalelab/kernels/gemm.hpp"
+#include "scalelab/kernels/precision.hpp"
+#include "scalelab/nn/feed_forward.hpp"
 #include "scalelab/nn/linear.hpp"
 
 namespace scalelab {
@@ -208,6 +212,118 @@ TEST(Bf16Copy, LayersHandingCopiesOnEqualTheSameLayersWithoutThem) {
         EXPECT_TRUE(same_bits(plain.grads, other.grads)) << where;
       }
     }
+}
+
+// The FFN's hidden layer held only as bf16 bits (Linear::forward_relu_to_bf16, backward_to_bf16,
+// and the layers reading x and dy from bits-only copies) against the same two layers with float
+// a and da and their copies. oneDNN rounds the f32 sums (plus the bias) into the bf16 C itself, so
+// a's and da's bits are the copies' within one unit of bf16 (different sums' order for the two C
+// types would make that); where they are all equal (oneDNN 2.6.3 on the CPUs seen) y, dx and
+// every weight gradient are equal bit for bit too (every GEMM reads the same bits), elsewhere
+// within what a unit of bf16 in their inputs moves them. fc1's bias gradient is the column sums of
+// da's bf16 values (add_column_sums_plain of the widened bits), within 2^-8 of sum |da| of the f32
+// sums. FeedForward takes this path where copies are kept; its results equal the two layers'.
+TEST(Bf16Copy, HiddenLayerHeldAsBitsEqualsTheFloatHiddenLayer) {
+  const ScopedMatmulPrecision scoped_precision(MatmulPrecision::bf16);
+  if (!Bf16Copy::kept()) GTEST_SKIP() << "oneDNN's bf16 matmul does not run on this CPU";
+  const int64_t rows = 130, d = 24, hidden = 72;
+  // How many of n bf16 values differ, after checking each is within one unit of the other.
+  auto differing = [](const uint16_t* x, const uint16_t* y, int64_t n, const std::string& where) {
+    int count = 0, far = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      const double u = bf16_bits_to_f32(x[i]), v = bf16_bits_to_f32(y[i]);
+      count += x[i] != y[i];
+      far += std::fabs(u - v) > std::ldexp(std::max(std::fabs(u), std::fabs(v)), -7) + 1e-30;
+    }
+    EXPECT_EQ(far, 0) << where << ": values more than one unit of bf16 apart";
+    return count;
+  };
+  // Equal bit for bit, or (inputs a unit of bf16 apart somewhere) within 2^-6 of the largest |value|.
+  auto expect_close = [](const std::vector<float>& want, const std::vector<float>& got, bool exact,
+                         const std::string& where) {
+    if (exact) {
+      EXPECT_TRUE(same_bits(want, got)) << where;
+      return;
+    }
+    float scale = 0;
+    for (float v : want) scale = std::max(scale, std::fabs(v));
+    for (size_t i = 0; i < want.size(); ++i)
+      ASSERT_NEAR(want[i], got[i], std::ldexp(scale, -6)) << where << ", element " << i;
+  };
+  for (int threads : {1, 2}) {
+    const ScopedNumThreads scoped_threads(threads);
+    const std::vector<float> x = random_vector(rows * d, 27), dy = random_vector(rows * d, 28);
+    auto init = [](const ParameterRefs<float>& params) {
+      Rng rng(29);
+      for (Parameter<float>* p : params) {
+        for (float& v : p->value) v = static_cast<float>(rng.uniform(-0.5, 0.5));
+        p->grad.zero();
+      }
+    };
+    auto grad = [](Parameter<float>& p) {
+      return std::vector<float>(p.grad.data(), p.grad.data() + p.grad.numel());
+    };
+    const std::string where = "threads " + std::to_string(threads);
+    // float a and da, with their copies
+    Linear<float> f1("fc1", d, hidden), f2("fc2", hidden, d);
+    init({&f1.weight(), &f1.bias(), &f2.weight(), &f2.bias()});
+    std::vector<float> a(static_cast<size_t>(rows * hidden)), da(a.size());
+    std::vector<float> y_float(static_cast<size_t>(rows * d)), dx_float(y_float.size(), 0.0f);
+    Bf16Copy a_copy, da_copy;
+    f1.forward_relu(x.data(), rows, a.data(), &a_copy);
+    f2.forward(a.data(), rows, y_float.data(), &a_copy);
+    f2.backward(dy.data(), da.data(), false, a.data(), &da_copy);
+    f1.backward(da.data(), dx_float.data(), true, nullptr, nullptr, &da_copy);
+    // a and da as bits only
+    Linear<float> b1("fc1", d, hidden), b2("fc2", hidden, d);
+    init({&b1.weight(), &b1.bias(), &b2.weight(), &b2.bias()});
+    std::vector<float> y_bits(y_float.size()), dx_bits(y_float.size(), 0.0f);
+    Bf16Copy a_only, da_only;
+    b1.forward_relu_to_bf16(x.data(), rows, a_only);
+    const uint16_t* a_bits = a_only.bits_of(nullptr, rows * hidden);
+    ASSERT_NE(a_bits, nullptr) << where;
+    b2.forward(nullptr, rows, y_bits.data(), &a_only);
+    b2.backward_to_bf16(dy.data(), da_only, a_bits);
+    const uint16_t* da_bits = da_only.bits_of(nullptr, rows * hidden);
+    ASSERT_NE(da_bits, nullptr) << where;
+    b1.backward(nullptr, dx_bits.data(), true, nullptr, nullptr, &da_only);
+    const int a_differ = differing(a_copy.bits(), a_bits, rows * hidden, where + ", a");
+    const int da_differ = differing(da_copy.bits(), da_bits, rows * hidden, where + ", da");
+    const bool exact = a_differ == 0 && da_differ == 0;
+    expect_close(y_float, y_bits, exact, where + ", y");
+    expect_close(dx_float, dx_bits, exact, where + ", dx");
+    expect_close(grad(f1.weight()), grad(b1.weight()), exact, where + ", dW1");
+    expect_close(grad(f2.weight()), grad(b2.weight()), exact, where + ", dW2");
+    expect_close(grad(f2.bias()), grad(b2.bias()), exact, where + ", db2");
+    std::vector<float> widened(static_cast<size_t>(rows * hidden)), db1(static_cast<size_t>(hidden), 0.0f);
+    for (size_t i = 0; i < widened.size(); ++i) widened[i] = bf16_bits_to_f32(da_bits[i]);
+    add_column_sums_plain(widened.data(), rows, hidden, db1.data());
+    EXPECT_TRUE(same_bits(db1, grad(b1.bias()))) << where;
+    // ... which differs from the float da's sums by bf16's rounding of each term only (at most
+    // 2^-9 of it, or one more unit where da's bits differ; the bound 2^-8 of sum |da| also leaves
+    // room for the f32 sums' own error)
+    for (int64_t o = 0; o < hidden; ++o) {
+      double magnitude = 0;
+      for (int64_t r = 0; r < rows; ++r) magnitude += std::fabs(da[r * hidden + o]);
+      EXPECT_NEAR(db1[o], f1.bias().grad.data()[o], std::ldexp(magnitude, exact ? -8 : -7))
+          << where << ", column " << o;
+    }
+
+    // FeedForward (ReLU) takes the bits-only path: the same y, dx and gradients
+    LayerOptions options;
+    options.d_model = d, options.d_ff = hidden, options.activation = Activation::relu;
+    FeedForward<float> ffn("ffn", options);
+    const ParameterRefs<float> params = ffn.parameters();
+    ASSERT_EQ(params.size(), 4u);
+    init(params);
+    std::vector<float> y_ffn(y_float.size()), dx_ffn(y_float.size(), 0.0f);
+    ffn.forward(x.data(), rows, y_ffn.data());
+    ffn.backward(dy.data(), dx_ffn.data());
+    EXPECT_TRUE(same_bits(y_bits, y_ffn)) << where;
+    EXPECT_TRUE(same_bits(dx_bits, dx_ffn)) << where;
+    EXPECT_TRUE(same_bits(grad(b1.weight()), grad(*params[0]))) << where;
+    EXPECT_TRUE(same_bits(grad(b1.bias()), grad(*params[1]))) << where;
+  }
 }
 
 }  // namespace

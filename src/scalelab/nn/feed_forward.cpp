@@ -1,5 +1,7 @@
 #include "scalelab/nn/feed_forward.hpp"
 
+#include <type_traits>
+
 namespace scalelab {
 
 template <class T>
@@ -11,6 +13,12 @@ FeedForward<T>::FeedForward(const std::string& name, const LayerOptions& options
 template <class T>
 void FeedForward<T>::forward(const T* x, int64_t rows, T* y) {
   rows_ = rows;
+  hidden_in_bf16_ = std::is_same_v<T, float> && act_ == Activation::relu && Bf16Copy::kept();
+  if (hidden_in_bf16_) {  // a = bf16(relu(x W1ᵀ + b1)), bits only; y = a W2ᵀ + b2
+    fc1_.forward_relu_to_bf16(x, rows, post_act_bf16_);
+    fc2_.forward(nullptr, rows, y, &post_act_bf16_);
+    return;
+  }
   post_act_.resize({rows, fc1_.out_features()});
   if (act_ == Activation::relu) {  // a = relu(x W1ᵀ + b1) in one pass; a > 0 exactly where h > 0
     fc1_.forward_relu(x, rows, post_act_.data(), &post_act_bf16_);
@@ -25,6 +33,13 @@ void FeedForward<T>::forward(const T* x, int64_t rows, T* y) {
 
 template <class T>
 void FeedForward<T>::backward(const T* dy, T* dx) {
+  if (hidden_in_bf16_) {
+    // da = bf16(dy W2) · [a > 0], bits only, a's bits the mask; then fc1's products and db1 read
+    // da's bits
+    fc2_.backward_to_bf16(dy, dpost_bf16_, post_act_bf16_.bits_of(nullptr, rows_ * fc1_.out_features()));
+    fc1_.backward(nullptr, dx, /*accumulate_dx=*/true, nullptr, nullptr, &dpost_bf16_);
+    return;
+  }
   dpost_.resize(post_act_.shape());
   if (act_ == Activation::relu) {
     // from y = a W2ᵀ + b2 and a = relu(h): dh = (dy W2) · [h > 0] = (dy W2) · [a > 0] (a was

@@ -24,7 +24,11 @@ class FeedForward {
   Tensor<T> pre_act_, post_act_, dpost_, dpre_;
   // With the ReLU, where the GEMMs run in bf16: a's and da's bf16 copies, written by the GEMMs that
   // write a (fc1's forward) and da (fc2's dx), read by the GEMMs of fc2's forward and fc1's backward.
+  // Where they run oneDNN's bf16 matmul (float layers; Bf16Copy keeps copies) a and da exist only
+  // as these bits (hidden_in_bf16_): every reader of a and da reads the bits, and the GEMMs write
+  // half the bytes (Linear::forward_relu_to_bf16, backward_to_bf16).
   Bf16Copy post_act_bf16_, dpost_bf16_;
+  bool hidden_in_bf16_ = false;  // set by forward, for its backward
   int64_t rows_ = 0;
 };
 

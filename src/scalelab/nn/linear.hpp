@@ -38,6 +38,14 @@ class Linear {
   void backward(const T* dy, T* dx, bool accumulate_dx = false,
                 const T* dx_keep_where_positive = nullptr, Bf16Copy* dx_copy = nullptr,
                 const Bf16Copy* dy_copy = nullptr);
+  // Where copies are kept (Bf16Copy::reserve is not null), tensors held only as bf16 bits
+  // (gemm_bf16_out: half the bytes of a float tensor and its copy, no float pass over them):
+  //   forward_relu_to_bf16: y = bf16(relu(x Wᵀ + b)) into y_bits, no float y;
+  //   forward / backward with x, dy null: x, dy read from their bits-only copies (x_copy, dy_copy
+  //     hold bits_of(nullptr, n)); db += colsum(dy) then sums the bits (add_column_sums_bf16);
+  //   backward_to_bf16: backward with dx = bf16(dy W) · [a > 0] into dx_bits, a given by its bits.
+  void forward_relu_to_bf16(const T* x, int64_t rows, Bf16Copy& y_bits);
+  void backward_to_bf16(const T* dy, Bf16Copy& dx_bits, const uint16_t* keep_where_positive);
   // The bf16 copy of the last forward's input (this layer's own or the one it was given; null
   // before the first forward).
   const Bf16Copy* input_copy() const { return x_copy_; }
@@ -62,7 +70,11 @@ class Linear {
   const Bf16Copy* x_copy_ = nullptr;
 
   void forward_gemm(const T* x, int64_t rows, T* y, bool relu, const Bf16Copy* x_copy,
-                    Bf16Copy* y_copy);
+                    Bf16Copy* y_copy, Bf16Copy* y_bits_only = nullptr);
+  // backward's products; dx_bits_only: dx held only as bits (backward_to_bf16)
+  void backward_products(const T* dy, T* dx, bool accumulate_dx, const T* dx_keep_where_positive,
+                         Bf16Copy* dx_copy, const Bf16Copy* dy_copy, Bf16Copy* dx_bits_only,
+                         const uint16_t* dx_keep_bits);
 };
 
 }  // namespace scalelab
