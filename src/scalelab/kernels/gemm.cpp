@@ -394,15 +394,18 @@ void gemm_operands(const GemmShape& s, FloatOperand a, FloatOperand b, float* c,
 
 void gemm_bf16_out(const GemmShape& s, FloatOperand a, FloatOperand b, uint16_t* c,
                    const GemmBf16Epilogue& epilogue) {
-  SL_CHECK(Bf16Copy::kept(), "gemm_bf16_out: runs only where the float GEMMs run oneDNN's bf16 matmul");
+  SL_CHECK(Bf16Copy::kept(),
+           "gemm_bf16_out: runs only where the float GEMMs run oneDNN's bf16 matmul");
   SL_CHECK(s.k > 0, "gemm_bf16_out: k = 0 (C would be the bias alone)");
   const Strides st = resolve_strides(s);
   if (s.m == 0 || s.n == 0) return;
   thread_local Scratch<uint16_t> a_packed, b_packed;
   SL_CHECK(a.bf16 || a.values, "gemm_bf16_out: operand A has neither values nor a bf16 copy");
   SL_CHECK(b.bf16 || b.values, "gemm_bf16_out: operand B has neither values nor a bf16 copy");
-  const uint16_t* pa = a.bf16 ? a.bf16 : pack_operand(a.values, stored_a(s, st), a_packed, f32_to_bf16_row);
-  const uint16_t* pb = b.bf16 ? b.bf16 : pack_operand(b.values, stored_b(s, st), b_packed, f32_to_bf16_row);
+  const uint16_t* pa =
+      a.bf16 ? a.bf16 : pack_operand(a.values, stored_a(s, st), a_packed, f32_to_bf16_row);
+  const uint16_t* pb =
+      b.bf16 ? b.bf16 : pack_operand(b.values, stored_b(s, st), b_packed, f32_to_bf16_row);
   const Strides dense = dense_strides(s, st);
   // C's rows in one band per thread where the split of an f32 C with a mask would take rows
   // (detail::band_split), each band's ReLU and mask right after its matmul (cache-hot).

@@ -36,7 +36,8 @@ void FeedForward<T>::backward(const T* dy, T* dx) {
   if (hidden_in_bf16_) {
     // da = bf16(dy W2) · [a > 0], bits only, a's bits the mask; then fc1's products and db1 read
     // da's bits
-    fc2_.backward_to_bf16(dy, dpost_bf16_, post_act_bf16_.bits_of(nullptr, rows_ * fc1_.out_features()));
+    const uint16_t* a_bits = post_act_bf16_.bits_of(nullptr, rows_ * fc1_.out_features());
+    fc2_.backward_to_bf16(dy, dpost_bf16_, a_bits);
     fc1_.backward(nullptr, dx, /*accumulate_dx=*/true, nullptr, nullptr, &dpost_bf16_);
     return;
   }

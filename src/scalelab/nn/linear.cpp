@@ -84,7 +84,8 @@ void Linear<T>::backward(const T* dy, T* dx, bool accumulate_dx, const T* dx_kee
 }
 
 template <class T>
-void Linear<T>::backward_to_bf16(const T* dy, Bf16Copy& dx_bits, const uint16_t* keep_where_positive) {
+void Linear<T>::backward_to_bf16(const T* dy, Bf16Copy& dx_bits,
+                                 const uint16_t* keep_where_positive) {
   backward_products(dy, nullptr, false, nullptr, nullptr, nullptr, &dx_bits, keep_where_positive);
 }
 
