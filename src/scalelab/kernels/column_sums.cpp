@@ -97,7 +97,7 @@ void PartialsOfChunks(const float* dy, int64_t rows, int64_t ld, int64_t k0, int
   PartialsOfChunksOf(dy, rows, ld, k0, k1, width, partials, ldp, bits);
 }
 void PartialsOfBf16Chunks(const uint16_t* dy, int64_t rows, int64_t ld, int64_t k0, int64_t k1,
-                          int64_t width, float* partials, int64_t ldp, uint16_t* /* bits */) {
+                          int64_t width, float* partials, int64_t ldp) {
   PartialsOfChunksOf(dy, rows, ld, k0, k1, width, partials, ldp, nullptr);
 }
 
@@ -182,11 +182,11 @@ void column_sums(const In* dy, int64_t rows, int64_t cols, float* sums, uint16_t
     const int64_t part = unit / col_blocks, block = unit % col_blocks;
     const int64_t k0 = chunks * part / row_parts, k1 = chunks * (part + 1) / row_parts;
     const int64_t c0 = block * width, w = std::min(cols, c0 + width) - c0;
-    uint16_t* block_bits = bits ? bits + c0 : nullptr;
     if constexpr (std::is_same_v<In, float>)
-      HWY_DYNAMIC_DISPATCH(PartialsOfChunks)(dy + c0, rows, cols, k0, k1, w, p + c0, ldp, block_bits);
+      HWY_DYNAMIC_DISPATCH(PartialsOfChunks)(dy + c0, rows, cols, k0, k1, w, p + c0, ldp,
+                                             bits ? bits + c0 : nullptr);
     else
-      HWY_DYNAMIC_DISPATCH(PartialsOfBf16Chunks)(dy + c0, rows, cols, k0, k1, w, p + c0, ldp, nullptr);
+      HWY_DYNAMIC_DISPATCH(PartialsOfBf16Chunks)(dy + c0, rows, cols, k0, k1, w, p + c0, ldp);
   });
   parallel_for((cols + kAddBlock - 1) / kAddBlock, [&](int64_t block) {
     const int64_t c0 = block * kAddBlock, w = std::min(cols, c0 + kAddBlock) - c0;

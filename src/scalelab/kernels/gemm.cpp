@@ -408,9 +408,9 @@ void gemm_bf16_out(const GemmShape& s, FloatOperand a, FloatOperand b, uint16_t*
       b.bf16 ? b.bf16 : pack_operand(b.values, stored_b(s, st), b_packed, f32_to_bf16_row);
   const Strides dense = dense_strides(s, st);
   // C's rows in one band per thread where the split of an f32 C with a mask would take rows
-  // (detail::band_split), each band's ReLU and mask right after its matmul (cache-hot).
-  const detail::BandSplit split = detail::band_split(s, /*rows_only=*/true, false, true);
-  const int64_t bands = split.axis == detail::BandSplit::rows ? split.bands : 1;
+  // (detail::band_split: rows only, and no depth slices with an epilogue), each band's ReLU and
+  // mask right after its matmul (cache-hot).
+  const int64_t bands = detail::band_split(s, /*rows_only=*/true, false, /*has_epilogue=*/true).bands;
   const auto band = [&](int64_t t) {
     const int64_t m0 = s.m * t / bands, m1 = s.m * (t + 1) / bands;
     GemmShape shape = s;
