@@ -1,10 +1,11 @@
 // The float LayerNorm rows (kernels/layernorm.hpp) for every Highway target, chosen at run time
 // (kernels/simd_dispatch.hpp). The arithmetic follows the plain twin (layernorm.cpp's rows): sums in
-// double, xhat = (x - mu) · rstd in double rounded to float, y = xhat · gamma + beta in float, no
-// fused multiply-add; but each row takes two passes instead of three: the variance from sum x and
-// sum x² in one pass, and the backward's mean(g · xhat) from sum g · x (see the rows below), so the
-// double sums differ from the twin's beyond their order (relative ~1e-16 · (mean/std)²; the
-// tests' large-mean rows bound it).
+// double, xhat = (x - mu) · rstd in double rounded to float, y = xhat · gamma + beta in float; but
+// each row takes two passes instead of three: the variance from sum x and sum x² in one pass, and
+// the backward's mean(g · xhat) from sum g · x (see the rows below), so the double sums differ from
+// the twin's beyond their order (relative ~1e-16 · (mean/std)²; the tests' large-mean rows bound
+// it). On targets with FMA the compiler fuses a product with the add after it (y, the sums of
+// squares and products, dgamma), one rounding where the twin has two: within the tests' ulp bounds.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "scalelab/kernels/layernorm_simd.cpp"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
