@@ -30,7 +30,9 @@
 //             sum |a·b|; above 1e-4 the cell prints "wrong".
 //
 // Run: build/bench/gemm_table [--seconds 0.3] [--sweeps 3] [--threads 1,2] [--libraries oneDNN,scalelab]
-//      (bench/gemm_table.sh: with the peers; --libraries keeps those whose table name starts so)
+//      (bench/gemm_table.sh: with the peers; --libraries keeps those whose table name starts so);
+//      --help prints the usage; a bad value is one line naming it, exit 2, before anything runs
+//      (tests/bench/test_bench_args.sh).
 #include <dlfcn.h>
 #include <time.h>
 #include <omp.h>
@@ -48,6 +50,7 @@
 #include <vector>
 
 #include "scalelab/core/cpu.hpp"
+#include "scalelab/core/error.hpp"
 #include "scalelab/core/parallel.hpp"
 #include "scalelab/core/rng.hpp"
 #include "scalelab/kernels/bf16_convert.hpp"
@@ -477,34 +480,57 @@ std::string short_name(const std::string& name) {
   return name.substr(0, name.find(" ("));
 }
 
+constexpr const char* kUsage =
+    "usage: gemm_table [--seconds S] [--sweeps N] [--threads 1,2] [--libraries NAME,...] "
+    "(libraries by the start of their table name: oneDNN, scalelab, libxsmm, MKL)";
+
+// `text` as a whole number within [lo, hi] (the value of `flag`); one error line otherwise.
+int parse_count(const std::string& flag, const std::string& text, int lo, int hi) {
+  char* end = nullptr;
+  const long value = std::strtol(text.c_str(), &end, 10);
+  SL_CHECK(!text.empty() && end == text.c_str() + text.size() && value >= lo && value <= hi, flag,
+           " = \"", text, "\" is not allowed: use a whole number from ", lo, " to ", hi);
+  return static_cast<int>(value);
+}
+
+// The value after a flag; one error line if there is none.
+std::string value_after(int argc, char** argv, int& i) {
+  SL_CHECK(i + 1 < argc, argv[i], " needs a value; ", kUsage);
+  return argv[++i];
+}
+
 int run(int argc, char** argv) {
   double seconds = 0.3;
   int sweeps = 3;
   std::vector<int> thread_counts = {1, 2};
   std::vector<std::string> only;  // --libraries: name prefixes
+  std::string libraries_text;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
-    if (arg == "--seconds" && i + 1 < argc) {
-      seconds = std::atof(argv[++i]);
-    } else if (arg == "--sweeps" && i + 1 < argc) {
-      sweeps = std::atoi(argv[++i]);
-      if (sweeps < 1) {
-        std::fprintf(stderr, "gemm_table: --sweeps %s: need a whole number >= 1\n", argv[i]);
-        return 2;
-      }
-    } else if (arg == "--libraries" && i + 1 < argc) {
-      only = split_list(argv[++i]);
-    } else if (arg == "--threads" && i + 1 < argc) {
+    if (arg == "--help" || arg == "-h") {
+      std::printf("%s\n", kUsage);
+      return 0;
+    } else if (arg == "--seconds") {
+      const std::string text = value_after(argc, argv, i);
+      char* end = nullptr;
+      seconds = std::strtod(text.c_str(), &end);
+      SL_CHECK(!text.empty() && end == text.c_str() + text.size() && seconds >= 0.01 && seconds <= 3600,
+               "--seconds = \"", text, "\" is not allowed: use a number from 0.01 to 3600");
+    } else if (arg == "--sweeps") {
+      sweeps = parse_count("--sweeps", value_after(argc, argv, i), 1, 100);
+    } else if (arg == "--libraries") {
+      libraries_text = value_after(argc, argv, i);
+      only = split_list(libraries_text);
+      SL_CHECK(!only.empty(), "--libraries = \"", libraries_text, "\" is not allowed: name at least one library; ", kUsage);
+    } else if (arg == "--threads") {
+      const std::string list = value_after(argc, argv, i);
       thread_counts.clear();
-      for (const char* p = argv[++i]; *p;) {
-        thread_counts.push_back(std::atoi(p));
-        while (*p && *p != ',') ++p;
-        if (*p == ',') ++p;
-      }
+      for (const std::string& item : split_list(list))
+        thread_counts.push_back(parse_count("--threads", item, 1, 1024));
+      SL_CHECK(!thread_counts.empty(), "--threads = \"", list,
+               "\" is not allowed: use whole numbers from 1 to 1024, comma-separated");
     } else {
-      std::fprintf(stderr, "gemm_table: unknown argument \"%s\" (allowed: --seconds S, --sweeps N, --threads 1,2, --libraries NAME,...)\n",
-                   arg.c_str());
-      return 2;
+      throw_error("unknown argument \"", arg, "\"; ", kUsage);
     }
   }
   apply_simd_environment();
@@ -520,10 +546,8 @@ int run(int argc, char** argv) {
         return short_name(lib.name).rfind(prefix, 0) == 0;
       });
     });
-    if (libraries.empty()) {
-      std::fprintf(stderr, "gemm_table: --libraries matched no library\n");
-      return 2;
-    }
+    SL_CHECK(!libraries.empty(), "--libraries = \"", libraries_text,
+             "\" matched no library here; ", kUsage);
   }
 
   struct Row {
@@ -600,4 +624,11 @@ int run(int argc, char** argv) {
 }  // namespace
 }  // namespace scalelab
 
-int main(int argc, char** argv) { return scalelab::run(argc, argv); }
+int main(int argc, char** argv) {
+  try {
+    return scalelab::run(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "gemm_table: %s\n", e.what());
+    return 2;
+  }
+}

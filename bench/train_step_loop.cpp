@@ -46,6 +46,14 @@ double number_after(int argc, char** argv, int& i, double lo, double hi) {
   return value;
 }
 
+// The value after a flag as a whole number within [lo, hi]; one error line otherwise.
+int count_after(int argc, char** argv, int& i, int lo, int hi) {
+  const double value = number_after(argc, argv, i, lo, hi);
+  SL_CHECK(value == static_cast<int>(value), argv[i - 1], " = \"", argv[i],
+           "\" is not allowed: use a whole number from ", lo, " to ", hi);
+  return static_cast<int>(value);
+}
+
 int run(int argc, char** argv) {
   SL_CHECK(argc >= 2, kUsage);
   const std::string config = argv[1];
@@ -60,11 +68,11 @@ int run(int argc, char** argv) {
   for (int i = 2; i < argc; ++i) {
     const std::string flag = argv[i];
     if (flag == "--threads") {
-      threads = static_cast<int>(number_after(argc, argv, i, 1, 1024));
+      threads = count_after(argc, argv, i, 1, 1024);
     } else if (flag == "--seconds") {
       seconds = number_after(argc, argv, i, 0.01, 3600);
     } else if (flag == "--warmup") {
-      warmup = static_cast<int>(number_after(argc, argv, i, 1, 100));
+      warmup = count_after(argc, argv, i, 1, 100);
     } else if (flag == "--precision") {
       SL_CHECK(i + 1 < argc, "--precision needs a value; ", kUsage);
       const std::string value = argv[++i];

@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# The benchmark programs' command lines (bench/gemm_table, bench/train_step_loop): --help prints the
+# usage on stdout and exits 0; each bad argument is one line on stderr naming the flag and its value
+# (or the unknown argument), nothing on stdout, exit 2, before anything is measured.
+set -uo pipefail
+bin="${SCALELAB_BIN:?SCALELAB_BIN is not set}"
+bench_dir="$(dirname "$bin")/bench"
+tmp=$(mktemp -d "${SCALELAB_TMP:-/tmp}/bench-args.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+
+for program in gemm_table train_step_loop; do
+  if [[ ! -x "$bench_dir/$program" ]]; then
+    echo "FAIL $program: $bench_dir/$program was not built"
+    failures=$((failures + 1))
+  fi
+done
+((failures == 0)) || exit 1
+
+# help PROGRAM ARGS...: exit 0, a usage line on stdout naming the program.
+help() {
+  local program=$1; shift
+  "$bench_dir/$program" "$@" >"$tmp/out" 2>"$tmp/err"
+  local rc=$?
+  if [[ $rc -eq 0 ]] && grep -q "^usage: $program" "$tmp/out"; then
+    echo "ok   $program $*: usage, exit 0"
+  else
+    echo "FAIL $program $*: exit $rc, stdout: $(head -c 300 "$tmp/out")"
+    failures=$((failures + 1))
+  fi
+}
+
+# rejects PROGRAM 'EXPECTED TEXT' ARGS...: exit 2, one stderr line starting with the program's
+# name and holding the expected text, stdout empty.
+rejects() {
+  local program=$1 expected=$2; shift 2
+  timeout 60 "$bench_dir/$program" "$@" >"$tmp/out" 2>"$tmp/err"
+  local rc=$? lines
+  lines=$(wc -l <"$tmp/err")
+  if [[ $rc -eq 2 && $lines -eq 1 && ! -s "$tmp/out" ]] && grep -q "^$program: " "$tmp/err" &&
+     grep -qF -- "$expected" "$tmp/err"; then
+    echo "ok   $program $*: $(cat "$tmp/err")"
+  else
+    echo "FAIL $program $*: exit $rc, $lines stderr line(s): $(head -c 400 "$tmp/err"), stdout: $(head -c 200 "$tmp/out")"
+    failures=$((failures + 1))
+  fi
+}
+
+help gemm_table --help
+help gemm_table -h
+rejects gemm_table '--seconds needs a value' --seconds
+rejects gemm_table '--seconds = "x" is not allowed' --seconds x
+rejects gemm_table '--seconds = "0" is not allowed: use a number from 0.01 to 3600' --seconds 0
+rejects gemm_table '--sweeps = "0" is not allowed' --sweeps 0
+rejects gemm_table '--sweeps = "2.5" is not allowed: use a whole number' --sweeps 2.5
+rejects gemm_table '--threads = "0" is not allowed' --threads 0
+rejects gemm_table '--threads = "x" is not allowed' --threads 1,x
+rejects gemm_table '--threads = "," is not allowed' --threads ,
+rejects gemm_table '--libraries = "," is not allowed' --libraries ,
+rejects gemm_table '--libraries = "nope" matched no library here' --libraries nope
+rejects gemm_table 'unknown argument "--bogus"' --bogus
+
+help train_step_loop --help
+rejects train_step_loop '--threads = "0" is not allowed' small --threads 0
+rejects train_step_loop '--precision = "f16" is not allowed: use f32 or bf16' small --precision f16
+rejects train_step_loop '--seconds = "-1" is not allowed' small --seconds -1
+rejects train_step_loop '--threads = "2.5" is not allowed: use a whole number from 1 to 1024' small --threads 2.5
+rejects train_step_loop '--warmup = "0" is not allowed' small --warmup 0
+rejects train_step_loop 'unknown argument "--bogus"' small --bogus
+
+if ((failures > 0)); then
+  echo "$failures case(s) failed"
+  exit 1
+fi
+echo "bench arguments: all cases passed"
