@@ -18,12 +18,25 @@
 namespace scalelab {
 namespace {
 
+constexpr const char* kUsage =
+    "usage: train_step_check <encoder_decoder|decoder_only|large_decoder|small> <checkpoint-out> "
+    "[steps]";
+
 int run(int argc, char** argv) {
-  SL_CHECK(argc == 3 || argc == 4,
-           "usage: train_step_check <encoder_decoder|decoder_only|large_decoder|small> "
-           "<checkpoint-out> [steps]");
-  const int steps = argc == 4 ? std::atoi(argv[3]) : 3;
-  SL_CHECK(steps >= 1 && steps <= 100, "steps = ", argv[3], " is not allowed: use 1 to 100");
+  if (argc == 2 && (std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h")) {
+    std::cout << kUsage << "\n";
+    return 0;
+  }
+  SL_CHECK(argc == 3 || argc == 4, kUsage);
+  int steps = 3;
+  if (argc == 4) {
+    const std::string text = argv[3];
+    char* end = nullptr;
+    const long value = std::strtol(text.c_str(), &end, 10);
+    SL_CHECK(!text.empty() && end == text.c_str() + text.size() && value >= 1 && value <= 100,
+             "steps = \"", text, "\" is not allowed: use a whole number from 1 to 100");
+    steps = static_cast<int>(value);
+  }
   const bench::BenchShape shape = bench::shape_named(argv[1]);
   bench::StandardStep standard(shape);
   const Json model_json = model_config_to_json(standard.model().config());

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The benchmark programs' command lines (bench/gemm_table, bench/train_step_loop): --help prints the
+# The benchmark programs' command lines (bench/gemm_table, train_step_loop, train_step_check): --help prints the
 # usage on stdout and exits 0; each bad argument is one line on stderr naming the flag and its value
 # (or the unknown argument), nothing on stdout, exit 2, before anything is measured.
 set -uo pipefail
@@ -9,7 +9,7 @@ tmp=$(mktemp -d "${SCALELAB_TMP:-/tmp}/bench-args.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 failures=0
 
-for program in gemm_table train_step_loop; do
+for program in gemm_table train_step_loop train_step_check; do
   if [[ ! -x "$bench_dir/$program" ]]; then
     echo "FAIL $program: $bench_dir/$program was not built"
     failures=$((failures + 1))
@@ -67,6 +67,11 @@ rejects train_step_loop '--seconds = "-1" is not allowed' small --seconds -1
 rejects train_step_loop '--threads = "2.5" is not allowed: use a whole number from 1 to 1024' small --threads 2.5
 rejects train_step_loop '--warmup = "0" is not allowed' small --warmup 0
 rejects train_step_loop 'unknown argument "--bogus"' small --bogus
+
+help train_step_check --help
+rejects train_step_check 'usage: train_step_check' small
+rejects train_step_check 'steps = "3x" is not allowed: use a whole number from 1 to 100' small "$tmp/c.safetensors" 3x
+rejects train_step_check 'steps = "0" is not allowed' small "$tmp/c.safetensors" 0
 
 if ((failures > 0)); then
   echo "$failures case(s) failed"
