@@ -40,6 +40,8 @@ import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from cli_args import OneLineArgumentParser, new_output_file, require_files  # noqa: E402
 CONFIGS = ["encoder_decoder", "decoder_only", "large_decoder", "small"]
 LABELS = {"encoder_decoder": "(a) encoder_decoder", "decoder_only": "(b) decoder_only",
           "large_decoder": "(c) large_decoder", "small": "small"}
@@ -224,10 +226,12 @@ def print_rounds_summary(rounds):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = OneLineArgumentParser(prog="compare_train_step", description=__doc__,
+                               formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--build", default=os.path.join(HERE, "..", "build"))
     ap.add_argument("--venv", default=None, help="the peers' environment (default: BUILD/peers-venv)")
-    ap.add_argument("--threads", type=int, nargs="+", default=[1, 2])
+    ap.add_argument("--threads", type=int, nargs="+", default=[1, 2], choices=[1, 2],
+                    help="thread counts (train_step_bench measures 1 and 2)")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--rounds", type=int, default=1,
                     help="measure the whole table this many times, one round after the other, and "
@@ -237,7 +241,7 @@ def main():
                     help="f32 and/or bf16 rows (bf16 only where scalelab runs a bf16 matmul)")
     ap.add_argument("--tolerance", type=float, default=1e-4, help="f32 same-step criterion")
     ap.add_argument("--bf16-tolerance", type=float, default=1e-3, help="bf16 same-step criterion")
-    ap.add_argument("--json", help="also write the rows to this file")
+    ap.add_argument("--json", help="also write the rows to this new file (an existing one is not overwritten)")
     args = ap.parse_args()
     build = os.path.abspath(args.build)
     venv = os.path.abspath(args.venv or os.path.join(build, "peers-venv"))
@@ -248,6 +252,10 @@ def main():
     for key, value in (("--repeats", args.repeats), ("--rounds", args.rounds)):
         if value < 1:
             sys.exit(f"compare_train_step: {key} {value} is not allowed: use a whole number >= 1")
+    json_path = new_output_file("compare_train_step", args.json) if args.json else None
+    require_files("compare_train_step", build,
+                  ["scalelab", "bench/train_step_bench", "bench/train_step_check"],
+                  ["scalelab", "train_step_bench", "train_step_check"])
     configs = args.config or CONFIGS
     bf16_hw = bf16_matmul_pays(scalelab_info(build))
     precisions = [p for p in ("f32", "bf16") if p in args.precision and (p == "f32" or bf16_hw)]
@@ -292,13 +300,14 @@ def main():
         print("bf16: not measured: oneDNN's bf16 matmul is not faster than its f32 one on this CPU "
               "(or absent), so bf16 would only round the operands before the f32 GEMM. scalelab info: "
               + info.get("matmul", "?"))
-    if args.json:
+    if json_path:
         summary = [{"config": c, "threads": t, "precision": p, "median": med, "lowest": lo,
                     "highest": hi, "rounds_ahead": ahead, "rounds": n}
                    for (c, t, p), (med, lo, hi, ahead, n) in rounds_summary(rounds).items()]
-        with open(args.json, "w") as f:
+        with open(json_path + ".partial", "w") as f:  # complete or absent, never half-written
             json.dump({"info": info, "rows": rounds[-1], "rounds": rounds, "summary": summary,
                        "failures": failures}, f, indent=1)
+        os.replace(json_path + ".partial", json_path)
     if failures:
         print()
         for f in failures:

@@ -482,7 +482,8 @@ std::string short_name(const std::string& name) {
 
 constexpr const char* kUsage =
     "usage: gemm_table [--seconds S] [--sweeps N] [--threads 1,2] [--libraries NAME,...] "
-    "(libraries by the start of their table name: oneDNN, scalelab, libxsmm, MKL)";
+    "[--check-arguments] (libraries by the start of their table name: oneDNN, scalelab, libxsmm, "
+    "MKL; --check-arguments: check the others and exit, measuring nothing)";
 
 // `text` as a whole number within [lo, hi] (the value of `flag`); one error line otherwise.
 int parse_count(const std::string& flag, const std::string& text, int lo, int hi) {
@@ -505,11 +506,14 @@ int run(int argc, char** argv) {
   std::vector<int> thread_counts = {1, 2};
   std::vector<std::string> only;  // --libraries: name prefixes
   std::string libraries_text;
+  bool check_only = false;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--help" || arg == "-h") {
       std::printf("%s\n", kUsage);
       return 0;
+    } else if (arg == "--check-arguments") {
+      check_only = true;
     } else if (arg == "--seconds") {
       const std::string text = value_after(argc, argv, i);
       char* end = nullptr;
@@ -533,6 +537,7 @@ int run(int argc, char** argv) {
       throw_error("unknown argument \"", arg, "\"; ", kUsage);
     }
   }
+  if (check_only) return 0;  // (a library's name is matched once the libraries are loaded, below)
   apply_simd_environment();
   std::vector<Library> libraries = {onednn_library(), packed_library()};
 #ifdef SCALELAB_HAVE_LIBXSMM

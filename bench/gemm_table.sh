@@ -5,15 +5,27 @@
 # throwaway virtual environment (build/gemm-peers-venv), a benchmark's peers only: the engine never
 # links them, and scripts/setup.sh does not install them.
 #
-# Usage: bench/gemm_table.sh [build-dir] [gemm_table arguments...]   (default build dir: build)
+# Usage: bench/gemm_table.sh [build-dir] [gemm_table arguments...]   (default build dir: build; a
+# first argument starting with "-" is one of gemm_table's; --help prints this usage and gemm_table's)
 # Takes ~5 min on 2 loaded cores (3 sweeps); prints the tables (Markdown) with the CPU and the FMA
 # peak of every sweep.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-build="${1:-$here/build}"
-shift || true
+build="$here/build"
+if [[ $# -gt 0 && "$1" != -* ]]; then
+  build="$1"
+  shift
+fi
 bin="$build/bench/gemm_table"
 [[ -x "$bin" ]] || { echo "gemm_table.sh: $bin is missing: cmake --build $build --target gemm_table" >&2; exit 1; }
+for arg in "$@"; do
+  if [[ "$arg" == --help || "$arg" == -h ]]; then
+    echo "usage: bench/gemm_table.sh [build-dir] [gemm_table arguments...]: the table with MKL and oneDNN 3 from PyPI (build/gemm-peers-venv)"
+    exec "$bin" --help
+  fi
+done
+# gemm_table checks its arguments before anything is installed or measured.
+"$bin" "$@" --check-arguments
 
 venv="$build/gemm-peers-venv"
 if [[ ! -x "$venv/bin/python" ]]; then

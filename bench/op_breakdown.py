@@ -24,8 +24,15 @@ import collections
 import json
 import os
 import re
+import shutil
 import subprocess
+import sys
 import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from cli_args import OneLineArgumentParser, number_in, require_files  # noqa: E402
+
+CONFIGS = ["encoder_decoder", "decoder_only", "large_decoder", "small"]
 
 # (category, regex on the symbol), first match from the leaf up wins.
 CATEGORIES = [
@@ -71,22 +78,33 @@ def fma_peak(build, threads):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = OneLineArgumentParser(prog="op_breakdown", description=__doc__,
+                               formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--build", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "build"))
-    ap.add_argument("--config", default="small")
-    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--config", default="small", choices=CONFIGS)
+    ap.add_argument("--threads", type=int, default=1, choices=[1, 2],
+                    help="threads (train_step_bench's FMA peak is measured at 1 and 2)")
     ap.add_argument("--precision", default="f32", choices=["f32", "bf16"], help="train.matmul_precision")
-    ap.add_argument("--seconds", type=float, default=3.0)
-    ap.add_argument("--top", type=int, default=0, help="list the N costliest leaf functions outside GEMM + attention")
+    ap.add_argument("--seconds", type=number_in(0.01, 3600), default=3.0)
+    ap.add_argument("--top", type=number_in(0, 10000, whole=True), default=0,
+                    help="list the N costliest leaf functions outside GEMM + attention")
     args = ap.parse_args()
+    build = os.path.abspath(args.build)
+    require_files("op_breakdown", build, ["bench/train_step_loop", "bench/train_step_bench"],
+                  ["train_step_loop", "train_step_bench"])
+    if not shutil.which("perf"):
+        sys.exit("op_breakdown: perf is not installed (Debian: apt-get install linux-perf)")
     with tempfile.TemporaryDirectory() as tmp:
         data = os.path.join(tmp, "perf.data")
-        loop = os.path.join(args.build, "bench", "train_step_loop")
+        loop = os.path.join(build, "bench", "train_step_loop")
         env = dict(os.environ, OMP_NUM_THREADS=str(args.threads))
         run = subprocess.run(["perf", "record", "-q", "-e", "cpu-clock", "-F", "4000", "-g", "-k",
                               "CLOCK_MONOTONIC", "-o", data, loop, args.config, "--threads",
                               str(args.threads), "--precision", args.precision, "--seconds",
-                              str(args.seconds)], env=env, check=True, stdout=subprocess.PIPE, text=True)
+                              str(args.seconds)], env=env, capture_output=True, text=True)
+        if run.returncode != 0:  # e.g. perf_event_paranoid forbids sampling: its last line says so
+            last = (run.stderr.strip().splitlines() or [f"exit {run.returncode}"])[-1]
+            sys.exit(f"op_breakdown: perf record of train_step_loop failed: {last}")
         window = json.loads(run.stdout.strip().splitlines()[-1])
         script = subprocess.run(["perf", "script", "-i", data, "-F", "time,ip,sym,dso", "--ns"],
                                 capture_output=True, text=True, check=True).stdout
@@ -125,7 +143,7 @@ def main():
         print(f"| {name} | {100.0 * n / total:.1f} % |")
     print(f"| **GEMM + attention** | **{100.0 * core / total:.1f} %** |")
     print(f"| **everything else (per-step overhead)** | **{100.0 * (total - core) / total:.1f} %** |")
-    peak = fma_peak(args.build, args.threads) / args.threads  # per CPU-second
+    peak = fma_peak(build, args.threads) / args.threads  # per CPU-second
     cpu_seconds = step * args.threads
     print()
     print(f"FMA peak, same run: {peak / 1e9:.1f} GFLOP/s per CPU-second")
