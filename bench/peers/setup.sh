@@ -14,6 +14,15 @@
 # Usage: bench/peers/setup.sh [venv-dir]        (default: build/peers-venv)
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+usage="usage: bench/peers/setup.sh [venv-dir]   (default: build/peers-venv)"
+if [[ "${1:-}" == --help || "${1:-}" == -h ]]; then
+  echo "$usage"
+  exit 0
+fi
+if [[ $# -gt 1 || "${1:-}" == -* ]]; then
+  echo "setup.sh: \"$*\" is not allowed: $usage" >&2
+  exit 2
+fi
 venv="${1:-$here/build/peers-venv}"
 python=/usr/bin/python3
 # torch.compile builds C++ extension modules against the interpreter's headers.

@@ -131,6 +131,17 @@ else
   failures=$((failures + 1))
 fi
 
+# The peers' setup takes one directory, never an option as one (it would make a venv named "--x").
+script_rejects '"--bogus" is not allowed: usage: bench/peers/setup.sh' bash "$src/bench/peers/setup.sh" --bogus
+script_rejects '"a b" is not allowed' bash "$src/bench/peers/setup.sh" a b
+if bash "$src/bench/peers/setup.sh" --help >"$tmp/out" 2>&1 && grep -q "^usage: bench/peers/setup.sh" "$tmp/out"; then
+  echo "ok   peers/setup.sh --help: usage, exit 0"
+else
+  echo "FAIL peers/setup.sh --help: $(head -c 300 "$tmp/out")"
+  failures=$((failures + 1))
+fi
+[[ ! -e "$src/--bogus" && ! -e ./--bogus && ! -e ./--help ]] || { echo "FAIL a venv was made for an option"; failures=$((failures + 1)); }
+
 if ((failures > 0)); then
   echo "$failures case(s) failed"
   exit 1
