@@ -5,6 +5,9 @@ import argparse
 import os
 import sys
 
+# The standard configurations of bench/standard_step.hpp, as the programs name them.
+STANDARD_CONFIGS = ["encoder_decoder", "decoder_only", "large_decoder", "small"]
+
 
 class OneLineArgumentParser(argparse.ArgumentParser):
     """argparse with its errors on one line: "<prog>: <what is wrong>", exit 2."""

@@ -41,8 +41,8 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from cli_args import OneLineArgumentParser, new_output_file, require_files  # noqa: E402
-CONFIGS = ["encoder_decoder", "decoder_only", "large_decoder", "small"]
+from cli_args import STANDARD_CONFIGS, OneLineArgumentParser, new_output_file, require_files  # noqa: E402
+CONFIGS = STANDARD_CONFIGS
 LABELS = {"encoder_decoder": "(a) encoder_decoder", "decoder_only": "(b) decoder_only",
           "large_decoder": "(c) large_decoder", "small": "small"}
 PEERS = ["torch", "torch_compile", "jax"]

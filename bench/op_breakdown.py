@@ -30,9 +30,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from cli_args import OneLineArgumentParser, number_in, require_files  # noqa: E402
-
-CONFIGS = ["encoder_decoder", "decoder_only", "large_decoder", "small"]
+from cli_args import STANDARD_CONFIGS, OneLineArgumentParser, number_in, require_files  # noqa: E402
 
 # (category, regex on the symbol), first match from the leaf up wins.
 CATEGORIES = [
@@ -81,7 +79,7 @@ def main():
     ap = OneLineArgumentParser(prog="op_breakdown", description=__doc__,
                                formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--build", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "build"))
-    ap.add_argument("--config", default="small", choices=CONFIGS)
+    ap.add_argument("--config", default="small", choices=STANDARD_CONFIGS)
     ap.add_argument("--threads", type=int, default=1, choices=[1, 2],
                     help="threads (train_step_bench's FMA peak is measured at 1 and 2)")
     ap.add_argument("--precision", default="f32", choices=["f32", "bf16"], help="train.matmul_precision")
