@@ -3,8 +3,8 @@
 //
 // The step and the four standard configurations: bench/standard_step.hpp.
 //
-// bench/torch_train_step.py measures PyTorch on the same shapes; bench/compare_train_step.sh runs
-// both and the FMA peak in one go. Run alone:
+// bench/compare_train_step.sh runs it with the FMA peak and the peers (PyTorch 2 eager and
+// torch.compile, JAX jit: bench/peers/peer_step.py) on the same shapes in one go. Run alone:
 // build/bench/train_step_bench --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 #include <benchmark/benchmark.h>
 
