@@ -518,14 +518,16 @@ int run(int argc, char** argv) {
       const std::string text = value_after(argc, argv, i);
       char* end = nullptr;
       seconds = std::strtod(text.c_str(), &end);
-      SL_CHECK(!text.empty() && end == text.c_str() + text.size() && seconds >= 0.01 && seconds <= 3600,
+      SL_CHECK(!text.empty() && end == text.c_str() + text.size() && seconds >= 0.01 &&
+                   seconds <= 3600,
                "--seconds = \"", text, "\" is not allowed: use a number from 0.01 to 3600");
     } else if (arg == "--sweeps") {
       sweeps = parse_count("--sweeps", value_after(argc, argv, i), 1, 100);
     } else if (arg == "--libraries") {
       libraries_text = value_after(argc, argv, i);
       only = split_list(libraries_text);
-      SL_CHECK(!only.empty(), "--libraries = \"", libraries_text, "\" is not allowed: name at least one library; ", kUsage);
+      SL_CHECK(!only.empty(), "--libraries = \"", libraries_text,
+               "\" is not allowed: name at least one library; ", kUsage);
     } else if (arg == "--threads") {
       const std::string list = value_after(argc, argv, i);
       thread_counts.clear();
