@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# The benchmark programs' command lines (bench/gemm_table, train_step_loop, train_step_check): --help prints the
-# usage on stdout and exits 0; each bad argument is one line on stderr naming the flag and its value
-# (or the unknown argument), nothing on stdout, exit 2, before anything is measured. Then the
-# scripts around them (bench/op_breakdown.py, compare_train_step.py and their .sh wrappers): one
-# line naming the problem, a non-zero exit, nothing measured or installed, no file overwritten.
+# The benchmark programs' command lines (bench/gemm_table, train_step_loop, train_step_check):
+# --help prints the usage on stdout and exits 0; each bad argument is one line on stderr naming the
+# flag and its value (or the unknown argument), nothing on stdout, exit 2, before anything is
+# measured. Then the scripts around them (bench/op_breakdown.py, compare_train_step.py, their .sh
+# wrappers, peers/setup.sh): one line naming the problem, a non-zero exit, nothing measured or
+# installed, no file overwritten.
 set -uo pipefail
 bin="${SCALELAB_BIN:?SCALELAB_BIN is not set}"
 bench_dir="$(dirname "$bin")/bench"
