@@ -49,6 +49,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_args.hpp"
 #include "scalelab/core/cpu.hpp"
 #include "scalelab/core/error.hpp"
 #include "scalelab/core/parallel.hpp"
@@ -485,21 +486,6 @@ constexpr const char* kUsage =
     "[--check-arguments] (libraries by the start of their table name: oneDNN, scalelab, libxsmm, "
     "MKL; --check-arguments: check the others and exit, measuring nothing)";
 
-// `text` as a whole number within [lo, hi] (the value of `flag`); one error line otherwise.
-int parse_count(const std::string& flag, const std::string& text, int lo, int hi) {
-  char* end = nullptr;
-  const long value = std::strtol(text.c_str(), &end, 10);
-  SL_CHECK(!text.empty() && end == text.c_str() + text.size() && value >= lo && value <= hi, flag,
-           " = \"", text, "\" is not allowed: use a whole number from ", lo, " to ", hi);
-  return static_cast<int>(value);
-}
-
-// The value after a flag; one error line if there is none.
-std::string value_after(int argc, char** argv, int& i) {
-  SL_CHECK(i + 1 < argc, argv[i], " needs a value; ", kUsage);
-  return argv[++i];
-}
-
 int run(int argc, char** argv) {
   double seconds = 0.3;
   int sweeps = 3;
@@ -509,30 +495,26 @@ int run(int argc, char** argv) {
   bool check_only = false;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
+    const auto value = [&] { return bench::value_after(argc, argv, i, kUsage); };
     if (arg == "--help" || arg == "-h") {
       std::printf("%s\n", kUsage);
       return 0;
     } else if (arg == "--check-arguments") {
       check_only = true;
     } else if (arg == "--seconds") {
-      const std::string text = value_after(argc, argv, i);
-      char* end = nullptr;
-      seconds = std::strtod(text.c_str(), &end);
-      SL_CHECK(!text.empty() && end == text.c_str() + text.size() && seconds >= 0.01 &&
-                   seconds <= 3600,
-               "--seconds = \"", text, "\" is not allowed: use a number from 0.01 to 3600");
+      seconds = bench::parse_number("--seconds", value(), 0.01, 3600);
     } else if (arg == "--sweeps") {
-      sweeps = parse_count("--sweeps", value_after(argc, argv, i), 1, 100);
+      sweeps = bench::parse_whole_number("--sweeps", value(), 1, 100);
     } else if (arg == "--libraries") {
-      libraries_text = value_after(argc, argv, i);
+      libraries_text = value();
       only = split_list(libraries_text);
       SL_CHECK(!only.empty(), "--libraries = \"", libraries_text,
                "\" is not allowed: name at least one library; ", kUsage);
     } else if (arg == "--threads") {
-      const std::string list = value_after(argc, argv, i);
+      const std::string list = value();
       thread_counts.clear();
       for (const std::string& item : split_list(list))
-        thread_counts.push_back(parse_count("--threads", item, 1, 1024));
+        thread_counts.push_back(bench::parse_whole_number("--threads", item, 1, 1024));
       SL_CHECK(!thread_counts.empty(), "--threads = \"", list,
                "\" is not allowed: use whole numbers from 1 to 1024, comma-separated");
     } else {

@@ -13,6 +13,7 @@
 #include "scalelab/core/error.hpp"
 #include "scalelab/kernels/gemm.hpp"
 #include "scalelab/model/checkpoint.hpp"
+#include "bench_args.hpp"
 #include "standard_step.hpp"
 
 namespace scalelab {
@@ -28,15 +29,7 @@ int run(int argc, char** argv) {
     return 0;
   }
   SL_CHECK(argc == 3 || argc == 4, kUsage);
-  int steps = 3;
-  if (argc == 4) {
-    const std::string text = argv[3];
-    char* end = nullptr;
-    const long value = std::strtol(text.c_str(), &end, 10);
-    SL_CHECK(!text.empty() && end == text.c_str() + text.size() && value >= 1 && value <= 100,
-             "steps = \"", text, "\" is not allowed: use a whole number from 1 to 100");
-    steps = static_cast<int>(value);
-  }
+  const int steps = argc == 4 ? bench::parse_whole_number("steps", argv[3], 1, 100) : 3;
   const bench::BenchShape shape = bench::shape_named(argv[1]);
   bench::StandardStep standard(shape);
   const Json model_json = model_config_to_json(standard.model().config());

@@ -19,6 +19,7 @@
 #include "scalelab/kernels/gemm.hpp"
 #include "scalelab/kernels/simd_dispatch.hpp"
 #include "scalelab/model/flops.hpp"
+#include "bench_args.hpp"
 #include "standard_step.hpp"
 
 namespace scalelab {
@@ -34,26 +35,6 @@ int64_t monotonic_ns() {
   return int64_t{t.tv_sec} * 1'000'000'000 + t.tv_nsec;
 }
 
-// The value after a flag, parsed whole, within [lo, hi]; one error line otherwise.
-double number_after(int argc, char** argv, int& i, double lo, double hi) {
-  const std::string flag = argv[i];
-  SL_CHECK(i + 1 < argc, flag, " needs a value; ", kUsage);
-  const std::string text = argv[++i];
-  char* end = nullptr;
-  const double value = std::strtod(text.c_str(), &end);
-  SL_CHECK(!text.empty() && end == text.c_str() + text.size() && value >= lo && value <= hi, flag,
-           " = \"", text, "\" is not allowed: use a number from ", lo, " to ", hi);
-  return value;
-}
-
-// The value after a flag as a whole number within [lo, hi]; one error line otherwise.
-int count_after(int argc, char** argv, int& i, int lo, int hi) {
-  const double value = number_after(argc, argv, i, lo, hi);
-  SL_CHECK(value == static_cast<int>(value), argv[i - 1], " = \"", argv[i],
-           "\" is not allowed: use a whole number from ", lo, " to ", hi);
-  return static_cast<int>(value);
-}
-
 int run(int argc, char** argv) {
   SL_CHECK(argc >= 2, kUsage);
   const std::string config = argv[1];
@@ -67,18 +48,18 @@ int run(int argc, char** argv) {
   MatmulPrecision precision = MatmulPrecision::f32;
   for (int i = 2; i < argc; ++i) {
     const std::string flag = argv[i];
+    const auto value = [&] { return bench::value_after(argc, argv, i, kUsage); };
     if (flag == "--threads") {
-      threads = count_after(argc, argv, i, 1, 1024);
+      threads = bench::parse_whole_number(flag, value(), 1, 1024);
     } else if (flag == "--seconds") {
-      seconds = number_after(argc, argv, i, 0.01, 3600);
+      seconds = bench::parse_number(flag, value(), 0.01, 3600);
     } else if (flag == "--warmup") {
-      warmup = count_after(argc, argv, i, 1, 100);
+      warmup = bench::parse_whole_number(flag, value(), 1, 100);
     } else if (flag == "--precision") {
-      SL_CHECK(i + 1 < argc, "--precision needs a value; ", kUsage);
-      const std::string value = argv[++i];
-      SL_CHECK(value == "f32" || value == "bf16", "--precision = \"", value,
+      const std::string name = value();
+      SL_CHECK(name == "f32" || name == "bf16", "--precision = \"", name,
                "\" is not allowed: use f32 or bf16");
-      precision = value == "bf16" ? MatmulPrecision::bf16 : MatmulPrecision::f32;
+      precision = name == "bf16" ? MatmulPrecision::bf16 : MatmulPrecision::f32;
     } else {
       throw_error("unknown argument \"", flag, "\"; ", kUsage);
     }
